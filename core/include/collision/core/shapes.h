@@ -1,0 +1,178 @@
+// Shapes, conventions and result types of the collision core.
+//
+// Conventions (the same ones the wire schema `collision.v1` documents):
+// - Units: any length unit, the same for every value of a query. float32.
+// - Frame: right-handed x/y(/z). Nothing here depends on whether +y points up
+//   or down; "min corner" is the top-left corner on a y-down screen and the
+//   bottom-left corner in a y-up frame.
+// - Angles: radians. A positive angle rotates counter-clockwise in a y-up
+//   frame, which is clockwise on a y-down screen (the matrix is the same).
+// - Boundary: shapes are closed sets. Touching (distance exactly 0) is a hit
+//   under Boundary::kInclusive and not under Boundary::kExclusive.
+// - Degenerate shapes are valid: zero radius (a point), zero width or height
+//   (a segment or a point). Their answers are documented per function.
+// - Inputs are assumed validated (finite, within kMaxMagnitude, radii and
+//   sizes >= 0, max >= min); the core only debug-asserts that.
+#ifndef COLLISION_CORE_SHAPES_H_
+#define COLLISION_CORE_SHAPES_H_
+
+#include <cstdint>
+#include <variant>
+
+namespace collision {
+
+// Largest absolute value accepted for any coordinate, size, radius or pivot
+// offset. Chosen so that every intermediate square stays far from float
+// overflow (worst case ~1e20 vs FLT_MAX ~3.4e38).
+inline constexpr float kMaxMagnitude = 1e9f;
+// Largest absolute rotation angle accepted, in radians. The SIMD sin/cos is
+// accurate to a few ulp on this range.
+inline constexpr float kMaxAngle = 1e4f;
+// Largest allowed deviation of cos^2 + sin^2 from 1 for a rotation given as
+// a (cos, sin) pair. A float-rounded pair is within ~2.4e-7.
+inline constexpr float kRotationUnitTolerance = 1e-5f;
+
+struct Vec2 {
+  float x = 0;
+  float y = 0;
+};
+
+struct Vec3 {
+  float x = 0;
+  float y = 0;
+  float z = 0;
+};
+
+// A 2D point is a Vec2; a 3D point is a Vec3.
+
+struct Circle {
+  Vec2 center;
+  float radius = 0;  // >= 0; 0 behaves as a point.
+};
+
+// Axis-aligned rectangle as the closed set [min.x, max.x] x [min.y, max.y].
+// min <= max per axis; equal bounds give a segment or a point.
+struct Rect {
+  Vec2 min;
+  Vec2 max;
+};
+
+// A rotation by an angle, stored as its cosine and sine.
+struct Rotation {
+  float cos = 1;
+  float sin = 0;
+};
+
+// Rotation for `angle` radians. Angles that are exactly k * float(pi/2)
+// (computed in float, |k| <= 4096) give exact quarter turns (cos and sin in
+// {-1, 0, 1}), so that a rectangle turned by a multiple of pi/2 answers
+// exactly like the axis-aligned one. Other angles use float sin/cos.
+Rotation RotationFromAngle(float angle);
+
+// Rotated rectangle, in the parametrisation of seed 003: a w x h rectangle
+// whose local frame has its min corner at -pivot, so it spans
+// [-pivot.x, size.x - pivot.x] x [-pivot.y, size.y - pivot.y]. The local
+// frame is rotated by `rotation` about the pivot and the pivot is placed at
+// `position`: world = position + R * local, R = [[cos, -sin], [sin, cos]].
+// pivot = size / 2 rotates about the centre (seed 004); pivot = (0, 0) about
+// the min corner. Pivot may lie outside the rectangle.
+struct RotatedRect {
+  Vec2 size;
+  Vec2 pivot;
+  Vec2 position;
+  Rotation rotation;
+};
+
+struct Sphere {
+  Vec3 center;
+  float radius = 0;  // >= 0; 0 behaves as a point.
+};
+
+// Axis-aligned box, the closed set [min, max] per axis; min <= max.
+struct Box {
+  Vec3 min;
+  Vec3 max;
+};
+
+using Shape = std::variant<Vec2, Circle, Rect, RotatedRect, Vec3, Sphere, Box>;
+
+enum class ShapeKind : uint8_t {
+  kPoint2 = 0,
+  kCircle = 1,
+  kRect = 2,
+  kRotatedRect = 3,
+  kPoint3 = 4,
+  kSphere = 5,
+  kBox = 6,
+};
+
+inline ShapeKind KindOf(const Shape& s) {
+  return static_cast<ShapeKind>(s.index());
+}
+inline bool Is3D(ShapeKind k) { return k >= ShapeKind::kPoint3; }
+const char* KindName(ShapeKind k);
+
+enum class Boundary : uint8_t {
+  kInclusive = 0,  // touching is a hit (seed 001, `<=`)
+  kExclusive = 1,  // only overlapping is a hit (seed 000, `<`)
+};
+
+// How two closed shapes relate.
+// - kDisjoint: their distance is > 0.
+// - kTouching: they share boundary points only (distance exactly 0, no
+//   interior overlap). Two coincident points touch.
+// - kOverlapping: they overlap with positive extent, or a zero-size shape
+//   lies strictly inside the other.
+// Decided from squared quantities computed in float exactly as the seeds
+// write them (d2 = dx*dx + dy*dy compared with r*r), without fused
+// multiply-add, so that integer inputs give exact answers.
+enum class Relation : uint8_t {
+  kDisjoint = 0,
+  kTouching = 1,
+  kOverlapping = 2,
+};
+
+inline bool IsHit(Relation r, Boundary b) {
+  return b == Boundary::kInclusive ? r != Relation::kDisjoint
+                                   : r == Relation::kOverlapping;
+}
+
+struct IntersectResult {
+  bool hit = false;
+  Relation relation = Relation::kDisjoint;
+  // Signed separation: the distance between the shapes when disjoint (> 0),
+  // exactly 0 when touching, and minus the penetration depth when
+  // overlapping (< 0; the smallest translation that separates them for
+  // boxes and circles; for a circle and a rectangle, the circle radius plus
+  // the distance from its centre to the nearest edge).
+  float separation = 0;
+};
+
+struct ClosestPointResult {
+  // Point of the target (a closed solid) nearest to the query centre. Equals
+  // the query centre when the centre is inside the target. 2D: z = 0.
+  Vec3 closest_point;
+  // Point of the target's boundary nearest to the query centre. Equals
+  // closest_point when the centre is outside.
+  Vec3 surface_point;
+  // Unit outward normal of the target at surface_point. Outside: the
+  // direction from surface_point to the centre. Inside or on the boundary:
+  // the outward normal of the nearest face; ties are broken in the order
+  // -x, +x, -y, +y, -z, +z. Circle/sphere/point target with the centre at its
+  // centre: +x.
+  Vec3 normal;
+  // Distance from the query centre to the target's boundary, negative when
+  // the centre is strictly inside, 0 on the boundary.
+  float signed_distance = 0;
+  // signed_distance minus the query radius: the free space between a query
+  // circle/sphere and the target (negative: penetration). Equals
+  // signed_distance for point queries.
+  float gap = 0;
+  // The query centre is in the target: strictly inside, or on its boundary
+  // when the boundary rule is inclusive.
+  bool inside = false;
+};
+
+}  // namespace collision
+
+#endif  // COLLISION_CORE_SHAPES_H_
