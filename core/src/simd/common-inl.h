@@ -1,0 +1,271 @@
+// Per-target building blocks shared by the kernels: scalar-exact min/max and
+// clamp, the ball classification, and the loops that run a kernel over
+// struct-of-arrays columns (full vectors, then one padded tail vector).
+//
+// Included once per Highway target through foreach_target.h; the include
+// guard toggles with HWY_TARGET_TOGGLE as in hwy/examples/skeleton-inl.h.
+#if defined(COLLISION_SIMD_COMMON_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef COLLISION_SIMD_COMMON_INL_H_
+#undef COLLISION_SIMD_COMMON_INL_H_
+#else
+#define COLLISION_SIMD_COMMON_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "collision/core/kernels.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace collision {
+namespace simd {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+using MF = hn::Mask<DF>;
+
+// Floats per vector on any target, for the padded tail buffers.
+inline constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+
+// std::min(a, b) and std::max(a, b) including which zero they return for
+// (-0, +0): x86 min/max (and Highway's emulation) return the second operand
+// on ties, std::min/std::max the first unless the second is strictly
+// smaller/larger.
+HWY_INLINE VF StdMin(VF a, VF b) { return hn::Min(b, a); }
+HWY_INLINE VF StdMax(VF a, VF b) { return hn::Max(b, a); }
+// The seeds' clamp, as scalar.cc: Max(lo, Min(c, hi)).
+HWY_INLINE VF Clamp(VF c, VF lo, VF hi) { return StdMax(lo, StdMin(c, hi)); }
+// Unary minus (flips the sign bit, also of zero).
+HWY_INLINE VF Negate(VF v) { return hn::Xor(v, hn::SignBit(DF())); }
+
+// Sum of squares in scalar.cc's order: ((v0*v0 + v1*v1) + v2*v2).
+template <int N>
+HWY_INLINE VF Dot(const VF* v) {
+  VF s = hn::Mul(v[0], v[0]);
+  for (int i = 1; i < N; ++i) s = hn::Add(s, hn::Mul(v[i], v[i]));
+  return s;
+}
+
+// ClassifyBall() as two masks; disjoint is neither.
+HWY_INLINE void ClassifyBall(VF d2, VF r2, MF strictly_inside, MF& overlap,
+                             MF& touch) {
+  const DF d;
+  const MF eq = hn::Eq(d2, r2);
+  const MF point_inside = hn::And(hn::Eq(r2, hn::Zero(d)), strictly_inside);
+  overlap = hn::Or(hn::Lt(d2, r2), hn::And(eq, point_inside));
+  touch = hn::AndNot(point_inside, eq);
+}
+
+// NormalizeTiny() of scalar.cc: v / max|v_i|, then / its length.
+template <int N>
+HWY_INLINE void NormalizeTiny(const VF* v, VF* out) {
+  const DF d;
+  VF m = hn::Zero(d);
+  for (int i = 0; i < N; ++i) m = StdMax(m, hn::Abs(v[i]));
+  for (int i = 0; i < N; ++i) out[i] = hn::Div(v[i], m);
+  const VF len = hn::Sqrt(Dot<N>(out));
+  for (int i = 0; i < N; ++i) out[i] = hn::Div(out[i], len);
+}
+
+// The low Lanes(d) bits of a mask, bit j = lane j.
+HWY_INLINE uint64_t MaskBits(MF m) {
+  const DF d;
+  uint8_t bytes[8] = {0};
+  const size_t num = hn::StoreMaskBits(d, m, bytes);
+  uint64_t bits = 0;
+  for (size_t k = 0; k < num && k < 8; ++k) {
+    bits |= static_cast<uint64_t>(bytes[k]) << (8 * k);
+  }
+  return bits;
+}
+
+// Appends hit bits LSB-first; the lane count divides 64, so a full word is
+// always reached exactly.
+class BitWriter {
+ public:
+  explicit BitWriter(uint8_t* out) : out_(out) {}
+  void Put(uint64_t bits, size_t count) {
+    acc_ |= bits << fill_;
+    fill_ += count;
+    if (fill_ == 64) Write(8);
+  }
+  void Flush() { Write((fill_ + 7) / 8); }
+
+ private:
+  void Write(size_t bytes) {
+    for (size_t k = 0; k < bytes; ++k) {
+      out_[k] = static_cast<uint8_t>(acc_ >> (8 * k));
+    }
+    out_ += bytes;
+    acc_ = 0;
+    fill_ = 0;
+  }
+  uint8_t* out_;
+  uint64_t acc_ = 0;
+  size_t fill_ = 0;
+};
+
+// Stores a mask as n bytes of 0/1.
+HWY_INLINE void StoreFlags(MF m, uint8_t* p) {
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint8_t, DF> du8;
+  const auto v = hn::IfThenElseZero(hn::RebindMask(di, m), hn::Set(di, 1));
+  hn::StoreU(hn::DemoteTo(du8, v), du8, p);
+}
+
+HWY_INLINE void StoreRelation(MF overlap, MF touch, Relation* p) {
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint8_t, DF> du8;
+  const auto v = hn::IfThenElse(
+      hn::RebindMask(di, overlap),
+      hn::Set(di, static_cast<int32_t>(Relation::kOverlapping)),
+      hn::IfThenElseZero(
+          hn::RebindMask(di, touch),
+          hn::Set(di, static_cast<int32_t>(Relation::kTouching))));
+  hn::StoreU(hn::DemoteTo(du8, v), du8, reinterpret_cast<uint8_t*>(p));
+}
+
+// Copies the rem < kMaxLanes rows from `row` on of each column into padded
+// buffers, repeating the last row (valid geometry) in the padding lanes.
+template <size_t K>
+HWY_INLINE void PadTail(const float* const* in, size_t row, size_t rem,
+                        float (*buf)[kMaxLanes], const float** ptrs) {
+  for (size_t k = 0; k < K; ++k) {
+    for (size_t j = 0; j < kMaxLanes; ++j) {
+      buf[k][j] = in[k][row + std::min(j, rem - 1)];
+    }
+    ptrs[k] = buf[k];
+  }
+}
+
+// ---- Intersect driver ------------------------------------------------------
+// A Kernel has kCols input columns and
+//   template <bool kSep> static void Eval(const VF* x, MF& overlap,
+//                                         MF& touch, VF& separation);
+// (separation only computed when kSep).
+
+template <class Kernel, bool kSep>
+HWY_INLINE uint64_t IntersectStep(const float* const* in, size_t i,
+                                  bool inclusive, uint8_t* hit,
+                                  Relation* relation, float* separation) {
+  const DF d;
+  VF x[Kernel::kCols];
+  for (size_t k = 0; k < Kernel::kCols; ++k) x[k] = hn::LoadU(d, in[k] + i);
+  MF overlap, touch;
+  VF sep = hn::Zero(d);
+  Kernel::template Eval<kSep>(x, overlap, touch, sep);
+  const MF h = inclusive ? hn::Or(overlap, touch) : overlap;
+  if (hit != nullptr) StoreFlags(h, hit + i);
+  if (relation != nullptr) StoreRelation(overlap, touch, relation + i);
+  if (kSep) hn::StoreU(sep, d, separation + i);
+  return MaskBits(h);
+}
+
+template <class Kernel, bool kSep>
+HWY_NOINLINE void RunIntersectT(const float* const* in, size_t n,
+                                bool inclusive, const IntersectOutputs& out) {
+  const DF d;
+  const size_t lanes = hn::Lanes(d);
+  BitWriter bits(out.hit_bits);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const uint64_t b = IntersectStep<Kernel, kSep>(
+        in, i, inclusive, out.hit, out.relation, out.separation);
+    if (out.hit_bits != nullptr) bits.Put(b, lanes);
+  }
+  if (i < n) {
+    const size_t rem = n - i;
+    HWY_ALIGN float buf[Kernel::kCols][kMaxLanes];
+    const float* ptrs[Kernel::kCols];
+    PadTail<Kernel::kCols>(in, i, rem, buf, ptrs);
+    uint8_t hit[kMaxLanes] = {};
+    Relation relation[kMaxLanes] = {};
+    HWY_ALIGN float sep[kMaxLanes] = {};
+    const uint64_t b =
+        IntersectStep<Kernel, kSep>(ptrs, 0, inclusive, hit, relation, sep);
+    for (size_t j = 0; j < rem; ++j) {
+      if (out.hit != nullptr) out.hit[i + j] = hit[j];
+      if (out.relation != nullptr) out.relation[i + j] = relation[j];
+      if (kSep) out.separation[i + j] = sep[j];
+    }
+    if (out.hit_bits != nullptr) bits.Put(b & ((uint64_t{1} << rem) - 1), rem);
+  }
+  if (out.hit_bits != nullptr) bits.Flush();
+}
+
+template <class Kernel>
+HWY_INLINE void RunIntersect(const float* const* in, size_t n,
+                             Boundary boundary, const IntersectOutputs& out) {
+  const bool inclusive = boundary == Boundary::kInclusive;
+  if (out.separation != nullptr) {
+    RunIntersectT<Kernel, true>(in, n, inclusive, out);
+  } else {
+    RunIntersectT<Kernel, false>(in, n, inclusive, out);
+  }
+}
+
+// ---- ClosestPoint driver ---------------------------------------------------
+// A Kernel has kCols input columns and
+//   static void Eval(const VF* x, bool inclusive, VF* f, MF& inside);
+// writing f[kClosestFloats] in the order of ClosestPointOutputs' float columns
+// (closest xyz, surface xyz, normal xyz, signed_distance, gap).
+
+inline constexpr size_t kClosestFloats = 11;
+
+template <class Kernel>
+HWY_INLINE void ClosestStepT(const float* const* in, size_t i,
+                             float* const* fout, uint8_t* inside_out,
+                             bool inclusive) {
+  const DF d;
+  VF x[Kernel::kCols];
+  for (size_t k = 0; k < Kernel::kCols; ++k) x[k] = hn::LoadU(d, in[k] + i);
+  VF f[kClosestFloats];
+  MF inside;
+  Kernel::Eval(x, inclusive, f, inside);
+  for (size_t k = 0; k < kClosestFloats; ++k) {
+    if (fout[k] != nullptr) hn::StoreU(f[k], d, fout[k] + i);
+  }
+  StoreFlags(inside, inside_out + i);
+}
+
+// fout: the 11 float output columns, null for the ones to skip (2D z).
+template <class Kernel>
+HWY_NOINLINE void RunClosest(const float* const* in, size_t n,
+                             Boundary boundary, float* const* fout,
+                             uint8_t* inside) {
+  const DF d;
+  const bool inclusive = boundary == Boundary::kInclusive;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    ClosestStepT<Kernel>(in, i, fout, inside, inclusive);
+  }
+  if (i < n) {
+    const size_t rem = n - i;
+    HWY_ALIGN float buf[Kernel::kCols][kMaxLanes];
+    const float* ptrs[Kernel::kCols];
+    PadTail<Kernel::kCols>(in, i, rem, buf, ptrs);
+    HWY_ALIGN float obuf[kClosestFloats][kMaxLanes] = {};
+    float* optrs[kClosestFloats];
+    for (size_t k = 0; k < kClosestFloats; ++k) optrs[k] = obuf[k];
+    uint8_t ibuf[kMaxLanes] = {};
+    ClosestStepT<Kernel>(ptrs, 0, optrs, ibuf, inclusive);
+    for (size_t k = 0; k < kClosestFloats; ++k) {
+      if (fout[k] == nullptr) continue;
+      for (size_t j = 0; j < rem; ++j) fout[k][i + j] = obuf[k][j];
+    }
+    for (size_t j = 0; j < rem; ++j) inside[i + j] = ibuf[j];
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+}  // namespace collision
+HWY_AFTER_NAMESPACE();
+
+#endif  // COLLISION_SIMD_COMMON_INL_H_
