@@ -1,0 +1,111 @@
+// collision_server: serves collision.v1 on one port. Flags live here only and
+// are turned into ServerOptions.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "collision/core/batch.h"
+#include "server/server.h"
+
+ABSL_FLAG(std::string, address, "127.0.0.1:50051",
+          "host:port to listen on; port 0 picks a free port");
+ABSL_FLAG(std::string, port_file, "",
+          "if set, the bound port is written to this file once serving");
+ABSL_FLAG(int64_t, max_batch, 100000,
+          "largest number of pairs or queries in one request");
+ABSL_FLAG(int, max_receive_message_bytes, 64 * 1024 * 1024,
+          "largest request accepted on the wire, in bytes");
+ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection");
+ABSL_FLAG(bool, allow_reuseport, false,
+          "let other processes bind the same port (SO_REUSEPORT)");
+ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(2),
+          "on SIGTERM/SIGINT: time between health NOT_SERVING and shutdown");
+ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(10),
+          "on SIGTERM/SIGINT: time in-flight calls get to finish");
+
+namespace {
+
+void Log(const std::string& message) {
+  std::fprintf(stderr, "%s collision_server: %s\n",
+               absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(),
+                                absl::UTCTimeZone())
+                   .c_str(),
+               message.c_str());
+}
+
+bool WritePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << port << "\n";
+    if (!out) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Serves collision.v1.CollisionService (Intersect, ClosestPoint) with "
+      "health checking and reflection.");
+  absl::ParseCommandLine(argc, argv);
+
+  // Block the stop signals in every thread; one thread waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  collision::server::ServerOptions options;
+  options.address = absl::GetFlag(FLAGS_address);
+  options.limits.max_batch =
+      static_cast<std::size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_batch)));
+  options.max_receive_message_bytes =
+      absl::GetFlag(FLAGS_max_receive_message_bytes);
+  options.enable_reflection = absl::GetFlag(FLAGS_reflection);
+  options.allow_reuseport = absl::GetFlag(FLAGS_allow_reuseport);
+
+  auto server = collision::server::CollisionServer::Start(options);
+  if (!server.ok()) {
+    Log(absl::StrCat("failed to start: ", server.status().ToString()));
+    return 1;
+  }
+  Log(absl::StrCat("listening on ", (*server)->address(),
+                   " max_batch=", options.limits.max_batch,
+                   " max_receive_message_bytes=",
+                   options.max_receive_message_bytes,
+                   " reflection=", options.enable_reflection,
+                   " simd_target=", collision::SimdTargetName()));
+  const std::string port_file = absl::GetFlag(FLAGS_port_file);
+  if (!port_file.empty() && !WritePortFile(port_file, (*server)->port())) {
+    Log(absl::StrCat("cannot write --port_file ", port_file));
+    return 1;
+  }
+
+  std::thread stopper([&server, &stop_signals] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    const absl::Duration grace = absl::GetFlag(FLAGS_drain_grace);
+    Log(absl::StrCat("signal ", signal, ": health NOT_SERVING, draining for ",
+                     absl::FormatDuration(grace)));
+    (*server)->SetServing(false);
+    absl::SleepFor(grace);
+    (*server)->Shutdown(absl::GetFlag(FLAGS_shutdown_deadline));
+  });
+  (*server)->Wait();
+  stopper.join();
+  Log("stopped");
+  return 0;
+}

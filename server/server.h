@@ -1,0 +1,65 @@
+// A running collision server: the service, the standard health service and
+// reflection on one listening port.
+#ifndef COLLISION_SERVER_SERVER_H_
+#define COLLISION_SERVER_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "server/convert.h"
+#include "server/service.h"
+
+namespace collision::server {
+
+// The name the health service reports for this service (the empty name ""
+// reports the whole server the same way).
+inline constexpr char kHealthServiceName[] = "collision.v1.CollisionService";
+
+struct ServerOptions {
+  // host:port to listen on; port 0 picks a free port (see port()).
+  std::string address = "127.0.0.1:50051";
+  RequestLimits limits;
+  // Largest request accepted on the wire, in bytes.
+  int max_receive_message_bytes = 64 * 1024 * 1024;
+  // gRPC turns SO_REUSEPORT on by default, which lets a second server share a
+  // busy port silently; off unless asked for.
+  bool allow_reuseport = false;
+  bool enable_reflection = true;
+};
+
+class CollisionServer {
+ public:
+  // Binds and starts serving; fails if the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<CollisionServer>> Start(
+      const ServerOptions& options);
+  ~CollisionServer();
+
+  int port() const { return port_; }
+  // "host:port" with the bound port, for clients.
+  const std::string& address() const { return address_; }
+  const ServerOptions& options() const { return options_; }
+
+  // Sets the health status of both "" and kHealthServiceName.
+  void SetServing(bool serving);
+  // Stops accepting calls and waits up to `deadline` for in-flight calls,
+  // then cancels what is left. Idempotent.
+  void Shutdown(absl::Duration deadline);
+  // Blocks until the server has shut down.
+  void Wait();
+
+ private:
+  CollisionServer(const ServerOptions& options);
+
+  ServerOptions options_;
+  std::unique_ptr<CollisionServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::string address_;
+};
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_SERVER_H_
