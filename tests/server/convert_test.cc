@@ -1,0 +1,280 @@
+// Request validation and the handlers, without a network: every rejected
+// input gets INVALID_ARGUMENT naming the item, field and reason, and nothing
+// is computed; accepted batches answer like the scalar reference.
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "collision/client/shapes.h"
+#include "collision/core/scalar.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/convert.h"
+#include "server/service.h"
+
+namespace collision::server {
+namespace {
+
+namespace c = collision::client;
+using ::testing::HasSubstr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+v1::IntersectRequest OnePair(v1::Shape a, v1::Shape b) {
+  return c::IntersectBatch().Add(std::move(a), std::move(b)).request();
+}
+
+// Runs the handler and returns the status; checks nothing was answered.
+grpc::Status Reject(const v1::IntersectRequest& request,
+                    RequestLimits limits = {}) {
+  v1::IntersectResponse response;
+  grpc::Status s = HandleIntersect(request, &response, limits);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(response.results_size(), 0);
+  return s;
+}
+
+std::string Message(const v1::IntersectRequest& request) {
+  return Reject(request).error_message();
+}
+
+TEST(Validate, NegativeRadiusNamesTheItemAndField) {
+  c::IntersectBatch batch;
+  for (int i = 0; i < 17; ++i) batch.Add(c::Point(0, 0), c::Circle(0, 0, 1));
+  batch.Add(c::Point(0, 0), c::Circle(0, 0, -1));
+  EXPECT_EQ(Message(batch.request()),
+            "pairs[17].b.circle.radius must be >= 0, got -1");
+}
+
+TEST(Validate, NaNAndInfinityAreRejected) {
+  EXPECT_THAT(Message(OnePair(c::Point(kNaN, 0), c::Point(0, 0))),
+              HasSubstr("pairs[0].a.point.x must be finite, got nan"));
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::Circle(0, kInf, 1))),
+              HasSubstr("pairs[0].b.circle.center.y must be finite, got inf"));
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::Circle(0, 0, kNaN))),
+              HasSubstr("pairs[0].b.circle.radius must be finite"));
+  EXPECT_THAT(
+      Message(OnePair(c::Point(0, 0),
+                      c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, kNaN))),
+      HasSubstr("pairs[0].b.rotated_rect.angle must be finite"));
+}
+
+TEST(Validate, MagnitudesBeyondTheBoundAreRejected) {
+  EXPECT_THAT(Message(OnePair(c::Point(2e9f, 0), c::Point(0, 0))),
+              HasSubstr("pairs[0].a.point.x must be within [-1e9, 1e9]"));
+  // A radius whose square would overflow float.
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::Circle(0, 0, 1e20f))),
+              HasSubstr("pairs[0].b.circle.radius must be within"));
+  EXPECT_THAT(
+      Message(OnePair(c::Point(0, 0),
+                      c::RotatedRectFromPivot(1, 1, 3e9f, 0, 0, 0, 0))),
+      HasSubstr("pairs[0].b.rotated_rect.pivot.x must be within"));
+  EXPECT_THAT(
+      Message(OnePair(c::Point(0, 0),
+                      c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 1e5f))),
+      HasSubstr("pairs[0].b.rotated_rect.angle must be within [-1e4, 1e4]"));
+}
+
+TEST(Validate, NegativeSizesAndInvertedBoundsAreRejected) {
+  EXPECT_THAT(
+      Message(OnePair(c::Point(0, 0),
+                      c::RotatedRectFromPivot(-1, 1, 0, 0, 0, 0, 0))),
+      HasSubstr("pairs[0].b.rotated_rect.size.x must be >= 0, got -1"));
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::RectFromMinMax(5, 0, 4, 1))),
+              HasSubstr("pairs[0].b.rect.max.x must be >= min.x (5), got 4"));
+  EXPECT_THAT(
+      Message(OnePair(c::Point3(0, 0, 0), c::BoxFromMinMax(0, 0, 3, 1, 1, 2))),
+      HasSubstr("pairs[0].b.box.max.z must be >= min.z (3), got 2"));
+  EXPECT_THAT(Message(OnePair(c::Point3(0, 0, 0), c::Sphere(0, 0, 0, -2))),
+              HasSubstr("pairs[0].b.sphere.radius must be >= 0"));
+}
+
+TEST(Validate, UnsetShapesAndMissingFieldsAreRejected) {
+  v1::IntersectRequest r = OnePair(c::Point(0, 0), v1::Shape());
+  EXPECT_THAT(Message(r), HasSubstr("pairs[0].b has no shape set"));
+  r.mutable_pairs(0)->clear_a();
+  EXPECT_THAT(Message(r), HasSubstr("pairs[0].a is required"));
+  v1::Shape circle;
+  circle.mutable_circle()->set_radius(1);
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0), circle)),
+              HasSubstr("pairs[0].b.circle.center is required"));
+  v1::Shape rr = c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 0);
+  rr.mutable_rotated_rect()->clear_orientation();
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0), rr)),
+              HasSubstr("pairs[0].b.rotated_rect.orientation is required"));
+}
+
+TEST(Validate, NonUnitRotationIsRejected) {
+  EXPECT_THAT(
+      Message(OnePair(c::Point(0, 0), c::RotatedRectFromPivotCosSin(
+                                          1, 1, 0, 0, 0, 0, 1, 1))),
+      HasSubstr("pairs[0].b.rotated_rect.rotation (cos, sin) must have unit"));
+}
+
+TEST(Validate, UnsupportedAndMixedDimensionPairsAreRejected) {
+  EXPECT_THAT(
+      Message(OnePair(c::RectFromMinMax(0, 0, 1, 1),
+                      c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 0))),
+      HasSubstr("pairs[0]: rect vs rotated_rect is not a supported pair"));
+  EXPECT_THAT(Message(OnePair(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1))),
+              HasSubstr("pairs[0]: circle vs sphere mixes a 2D and a 3D shape"));
+}
+
+TEST(Validate, BoundaryRuleMustBeSetAndKnown) {
+  v1::IntersectRequest r = OnePair(c::Point(0, 0), c::Point(0, 0));
+  r.set_boundary(v1::BOUNDARY_RULE_UNSPECIFIED);
+  EXPECT_THAT(Message(r), HasSubstr("boundary is required"));
+  r.set_boundary(static_cast<v1::BoundaryRule>(7));
+  EXPECT_THAT(Message(r), HasSubstr("boundary has unknown value 7"));
+}
+
+TEST(Validate, EmptyAndOversizedBatchesAreRejected) {
+  EXPECT_THAT(Message(c::IntersectBatch().request()),
+              HasSubstr("pairs must not be empty"));
+  c::IntersectBatch big;
+  for (int i = 0; i < 11; ++i) big.Add(c::Point(0, 0), c::Point(0, 0));
+  EXPECT_THAT(Reject(big.request(), RequestLimits{10}).error_message(),
+              HasSubstr("pairs has 11 items, over this server's limit of 10"));
+}
+
+TEST(Validate, ManyViolationsAreCappedWithACount) {
+  c::IntersectBatch batch;
+  for (int i = 0; i < 30; ++i) batch.Add(c::Circle(0, 0, -1), c::Point(0, 0));
+  const std::string m = Message(batch.request());
+  EXPECT_THAT(m, HasSubstr("pairs[0].a.circle.radius"));
+  EXPECT_THAT(m, HasSubstr("pairs[9].a.circle.radius"));
+  EXPECT_THAT(m, ::testing::Not(HasSubstr("pairs[10]")));
+  EXPECT_THAT(m, HasSubstr("and 20 more invalid fields"));
+}
+
+TEST(Validate, ClosestPointQueryMustBeABallOfTheSameDimension) {
+  c::ClosestPointBatch batch;
+  batch.Add(c::RectFromMinMax(0, 0, 1, 1), c::Point(0, 0));
+  batch.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1));
+  v1::ClosestPointResponse response;
+  grpc::Status s = HandleClosestPoint(batch.request(), &response, {});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("queries[0].query must be a point, circle, point3 or "
+                        "sphere, got rect"));
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("queries[1]: query point and target sphere mix"));
+  EXPECT_EQ(response.results_size(), 0);
+}
+
+// Random valid shapes of every kind, for the handler-vs-reference checks.
+class ShapeMaker {
+ public:
+  explicit ShapeMaker(uint32_t seed) : rng_(seed) {}
+  float P() { return std::uniform_real_distribution<float>(-20, 20)(rng_); }
+  float L() { return std::uniform_real_distribution<float>(0, 10)(rng_); }
+  v1::Shape Make2D(int kind) {
+    switch (kind) {
+      case 0:
+        return c::Point(P(), P());
+      case 1:
+        return c::Circle(P(), P(), L());
+      case 2:
+        return c::RectFromCornerSize(P(), P(), L(), L());
+      default:
+        return c::RotatedRectFromPivot(L(), L(), L(), L(), P(), P(), P());
+    }
+  }
+  v1::Shape Make3D(int kind) {
+    switch (kind) {
+      case 0:
+        return c::Point3(P(), P(), P());
+      case 1:
+        return c::Sphere(P(), P(), P(), L());
+      default:
+        return c::BoxFromCenterHalfExtents(P(), P(), P(), L(), L(), L());
+    }
+  }
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+
+ private:
+  std::mt19937 rng_;
+};
+
+TEST(Handler, IntersectAnswersEveryPairLikeTheReference) {
+  ShapeMaker m(31);
+  c::IntersectBatch batch;
+  batch.Exclusive().WithRelation().WithSeparation();
+  while (batch.size() < 5000) {
+    const bool three_d = m.Pick(2) == 1;
+    v1::Shape a = three_d ? m.Make3D(m.Pick(3)) : m.Make2D(m.Pick(4));
+    v1::Shape b = three_d ? m.Make3D(m.Pick(3)) : m.Make2D(m.Pick(4));
+    batch.Add(a, b);
+  }
+  // Drop unsupported pairs by asking the parser which ones they are.
+  v1::IntersectRequest request = batch.request();
+  v1::IntersectRequest supported = request;
+  supported.clear_pairs();
+  for (const v1::ShapePair& p : request.pairs()) {
+    v1::IntersectRequest one = request;
+    one.clear_pairs();
+    *one.add_pairs() = p;
+    if (ParseIntersectRequest(one, {}).ok()) *supported.add_pairs() = p;
+  }
+  ASSERT_GT(supported.pairs_size(), 3000);
+  absl::StatusOr<ParsedIntersect> parsed = ParseIntersectRequest(supported, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  v1::IntersectResponse response;
+  ASSERT_TRUE(HandleIntersect(supported, &response, {}).ok());
+  ASSERT_EQ(response.results_size(), supported.pairs_size());
+  for (int i = 0; i < response.results_size(); ++i) {
+    const ShapePair& p = parsed->pairs[i];
+    const IntersectResult want = Intersect(p.a, p.b, Boundary::kExclusive);
+    const v1::IntersectResult& got = response.results(i);
+    ASSERT_EQ(got.hit(), want.hit) << i;
+    ASSERT_EQ(got.relation(), static_cast<int>(want.relation) + 1) << i;
+    ASSERT_NEAR(got.separation(), want.separation,
+                1e-5f * (1 + std::fabs(want.separation)))
+        << i;
+  }
+}
+
+TEST(Handler, RelationAndSeparationOnlyWhenAskedFor) {
+  v1::IntersectResponse response;
+  ASSERT_TRUE(HandleIntersect(OnePair(c::Circle(0, 0, 1), c::Point(3, 0)),
+                              &response, {})
+                  .ok());
+  EXPECT_EQ(response.results(0).relation(), v1::RELATION_UNSPECIFIED);
+  EXPECT_EQ(response.results(0).separation(), 0.0f);
+}
+
+TEST(Handler, ClosestPointAnswersLikeTheReference) {
+  ShapeMaker m(32);
+  c::ClosestPointBatch batch;
+  for (int i = 0; i < 3000; ++i) {
+    if (m.Pick(2) == 0) {
+      batch.Add(m.Make2D(m.Pick(2)), m.Make2D(m.Pick(4)));
+    } else {
+      batch.Add(m.Make3D(m.Pick(2)), m.Make3D(m.Pick(3)));
+    }
+  }
+  absl::StatusOr<ParsedClosestPoint> parsed =
+      ParseClosestPointRequest(batch.request(), {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  v1::ClosestPointResponse response;
+  ASSERT_TRUE(HandleClosestPoint(batch.request(), &response, {}).ok());
+  ASSERT_EQ(response.results_size(), 3000);
+  for (int i = 0; i < 3000; ++i) {
+    const ClosestPointItem& item = parsed->items[i];
+    const ClosestPointResult want =
+        ClosestPoint(item.query, item.target, Boundary::kInclusive);
+    const v1::ClosestPointResult& got = response.results(i);
+    ASSERT_EQ(got.inside(), want.inside) << i;
+    ASSERT_NEAR(got.signed_distance(), want.signed_distance, 1e-4f) << i;
+    ASSERT_NEAR(got.gap(), want.gap, 1e-4f) << i;
+    ASSERT_NEAR(got.closest_point().x(), want.closest_point.x, 1e-4f) << i;
+    ASSERT_NEAR(got.surface_point().y(), want.surface_point.y, 1e-4f) << i;
+    ASSERT_NEAR(got.normal().x(), want.normal.x, 1e-4f) << i;
+    ASSERT_NEAR(got.normal().z(), want.normal.z, 1e-4f) << i;
+  }
+}
+
+}  // namespace
+}  // namespace collision::server
