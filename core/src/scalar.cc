@@ -4,6 +4,7 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace collision {
 namespace {
@@ -32,7 +33,8 @@ inline float Clamp(float c, float lo, float hi) {
   return std::max(lo, std::min(c, hi));
 }
 
-// Unit vector along v when |v|^2 underflows to 0 but v != 0.
+// Unit vector along v when |v|^2 underflows (to 0 or to a subnormal, which
+// has lost too many bits to normalise by) but v != 0.
 template <int N>
 V<N> NormalizeTiny(V<N> v) {
   float m = 0;
@@ -42,6 +44,9 @@ V<N> NormalizeTiny(V<N> v) {
   for (float& x : v) x = x / len;
   return v;
 }
+
+// Smallest normal float: below it |v|^2 is subnormal and v / |v| is not unit.
+constexpr float kMinNormal = std::numeric_limits<float>::min();
 
 template <int N>
 V<N> AxisNormal(int face) {
@@ -150,7 +155,7 @@ ClosestN ClosestOnBox(const V<N>& p, const V<N>& lo, const V<N>& hi,
     const float d2 = Dot<N>(d);
     const float len = std::sqrt(d2);
     V<N> n = d;
-    if (len > 0) {
+    if (d2 >= kMinNormal) {
       for (float& x : n) x = x / len;
     } else {
       n = NormalizeTiny<N>(d);
@@ -194,7 +199,7 @@ ClosestN ClosestOnBall(const V<N>& p, const V<N>& c, float r,
   const float r2 = r * r;
   const float len = std::sqrt(l2);
   V<N> n{};
-  if (len > 0) {
+  if (l2 >= kMinNormal) {
     for (int i = 0; i < N; ++i) n[i] = v[i] / len;
   } else if (apart) {
     n = NormalizeTiny<N>(v);
