@@ -8,6 +8,8 @@
 #define COLLISION_SIMD_CLOSEST_INL_H_
 #endif
 
+#include <limits>
+
 #include "hwy/highway.h"
 #include "simd/common-inl.h"
 
@@ -15,6 +17,12 @@ HWY_BEFORE_NAMESPACE();
 namespace collision {
 namespace simd {
 namespace HWY_NAMESPACE {
+
+// Below the smallest normal float a squared length has lost too many bits to
+// normalise by: scalar.cc then uses NormalizeTiny.
+HWY_INLINE VF MinNormal() {
+  return hn::Set(DF(), std::numeric_limits<float>::min());
+}
 
 template <int N>
 struct ClosestV {
@@ -39,10 +47,11 @@ HWY_INLINE void ClosestOnBox(const VF* p, const VF* lo, const VF* hi,
     outside = hn::Or(outside, hn::Ne(dv[i], zero));
   }
   // Outside: normal along p - q.
-  const VF len = hn::Sqrt(Dot<N>(dv));
+  const VF d2 = Dot<N>(dv);
+  const VF len = hn::Sqrt(d2);
   VF n[N];
   for (int i = 0; i < N; ++i) n[i] = hn::Div(dv[i], len);
-  const MF tiny = hn::AndNot(hn::Gt(len, zero), outside);
+  const MF tiny = hn::AndNot(hn::Ge(d2, MinNormal()), outside);
   if (HWY_UNLIKELY(!hn::AllFalse(d, tiny))) {
     VF t[N];
     NormalizeTiny<N>(dv, t);
@@ -94,7 +103,7 @@ HWY_INLINE void ClosestOnBall(const VF* p, const VF* c, VF r, bool inclusive,
   const VF l2 = Dot<N>(v);
   const VF r2 = hn::Mul(r, r);
   const VF len = hn::Sqrt(l2);
-  const MF positive = hn::Gt(len, zero);
+  const MF positive = hn::Ge(l2, MinNormal());
   VF n[N];
   for (int i = 0; i < N; ++i) n[i] = hn::Div(v[i], len);
   const MF tiny = hn::AndNot(positive, apart);
