@@ -1,0 +1,67 @@
+// Service metrics, exported in the Prometheus text format on their own port.
+// Names follow grpc-prometheus (grpc_server_started_total,
+// grpc_server_handled_total{grpc_code}, grpc_server_handling_seconds, ...)
+// plus the service's own collision_* series.
+#ifndef COLLISION_SERVER_METRICS_H_
+#define COLLISION_SERVER_METRICS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/support/status.h"
+
+namespace collision::server {
+
+// What the service reports; every method is thread-safe and cheap (no
+// allocation, no lock on the hot path after the first use of a label set).
+class Metrics {
+ public:
+  virtual ~Metrics() = default;
+
+  // A call (or one message of a stream) started. `method` is the bare RPC
+  // name ("Intersect", "IntersectColumns", "QueryStream", ...); `type` is
+  // "unary" or "bidi_stream".
+  virtual void CallStarted(const std::string& method,
+                           const std::string& type) = 0;
+  // A call finished with `code` after `seconds`.
+  virtual void CallHandled(const std::string& method, const std::string& type,
+                           grpc::StatusCode code, double seconds) = 0;
+  // Messages received and sent on a call.
+  virtual void MessageReceived(const std::string& method,
+                               const std::string& type) = 0;
+  virtual void MessageSent(const std::string& method,
+                           const std::string& type) = 0;
+  // Pair tests (or closest-point queries) computed, by pair kind
+  // ("circle_rect", "sphere_box", ... see PairKindName in convert.h).
+  virtual void PairsProcessed(const std::string& kind, uint64_t count) = 0;
+  // A request rejected before compute, by reason: "invalid_argument",
+  // "overloaded", "deadline", "cancelled".
+  virtual void Rejected(const std::string& reason) = 0;
+  // Requests being computed right now.
+  virtual void SetInFlight(int64_t in_flight) = 0;
+};
+
+// A Metrics that records nothing (when no metrics address is configured).
+std::unique_ptr<Metrics> MakeNullMetrics();
+
+struct PrometheusOptions {
+  // host:port for the HTTP /metrics endpoint; port 0 picks a free port.
+  std::string address = "127.0.0.1:9464";
+  // Reported as collision_simd_info{target="..."} 1.
+  std::string simd_target;
+};
+
+// Prometheus-backed metrics with their HTTP exposer.
+class PrometheusMetrics : public Metrics {
+ public:
+  static absl::StatusOr<std::unique_ptr<PrometheusMetrics>> Start(
+      const PrometheusOptions& options);
+  // The bound port of the /metrics endpoint.
+  virtual int port() const = 0;
+};
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_METRICS_H_
