@@ -1,0 +1,455 @@
+// Prometheus metrics for the service.
+//
+// Hot path design (no allocation, no lock after setup):
+// - Every label set the service is known to use (the five RPCs with their
+//   gRPC type, all 17 status codes, the pair kinds, the reject reasons) is
+//   created once in the constructor through prometheus-cpp's Family::Add,
+//   which locks and allocates; the returned metric pointers are kept in
+//   fixed arrays. A call maps its strings to array indices by comparing
+//   against a handful of string_views (length first, then memcmp) and then
+//   touches only the cached metric.
+// - prometheus::Counter and prometheus::Gauge update an std::atomic<double>
+//   with a compare-exchange loop: lock-free. prometheus::Histogram::Observe
+//   in 1.0.1 takes a std::mutex, so the handling-time histogram is our own
+//   AtomicHistogram (relaxed atomic bucket counters and an atomic sum),
+//   exported through a custom prometheus::Collectable registered on the same
+//   Exposer. Only a scrape (Collect) takes that collectable's mutex.
+// - Label sets outside the known tables (a new method, kind or reason) take
+//   a slow path that locks; they still get counted, so nothing is lost when
+//   the service grows before this table does.
+#include "server/metrics.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "prometheus/client_metric.h"
+#include "prometheus/collectable.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/metric_family.h"
+#include "prometheus/metric_type.h"
+#include "prometheus/registry.h"
+
+namespace collision::server {
+namespace {
+
+constexpr char kServiceName[] = "collision.v1.CollisionService";
+
+struct KnownMethod {
+  std::string_view name;
+  std::string_view type;
+};
+// Each RPC with the only gRPC type it has (see collision.proto).
+constexpr std::array<KnownMethod, 5> kKnownMethods = {{
+    {"Intersect", "unary"},
+    {"ClosestPoint", "unary"},
+    {"IntersectColumns", "unary"},
+    {"ClosestPointColumns", "unary"},
+    {"QueryStream", "bidi_stream"},
+}};
+
+constexpr std::array<std::string_view, 12> kKnownKinds = {
+    "circle_circle",
+    "circle_rect",
+    "circle_rotated_rect",
+    "rect_rect",
+    "sphere_sphere",
+    "sphere_box",
+    "box_box",
+    "closest_circle",
+    "closest_rect",
+    "closest_rotated_rect",
+    "closest_sphere",
+    "closest_box",
+};
+
+constexpr std::array<std::string_view, 4> kKnownReasons = {
+    "invalid_argument", "overloaded", "deadline", "cancelled"};
+
+// Indexed by the numeric grpc::StatusCode (0..16).
+constexpr int kNumCodes = 17;
+constexpr std::array<const char*, kNumCodes> kCodeNames = {
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+};
+constexpr int kUnknownCodeIndex = 2;
+
+// Handling time, seconds: 1-2.5-5 steps from 10 us to 10 s. Small batches
+// are handled in tens of microseconds, large ones in milliseconds; anything
+// near a second is a problem worth seeing, not resolving finely.
+constexpr std::array<double, 19> kHandlingBuckets = {
+    10e-6, 25e-6, 50e-6,  100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
+    25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1.0,    2.5,  5.0,    10.0};
+
+template <std::size_t N>
+int IndexOf(std::string_view s, const std::array<std::string_view, N>& names) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (s == names[i]) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int KnownMethodIndex(std::string_view method, std::string_view type) {
+  for (std::size_t i = 0; i < kKnownMethods.size(); ++i) {
+    if (method == kKnownMethods[i].name && type == kKnownMethods[i].type) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int CodeIndex(grpc::StatusCode code) {
+  const int c = static_cast<int>(code);
+  // gRPC itself reports an out-of-range code as UNKNOWN on the wire.
+  return c >= 0 && c < kNumCodes ? c : kUnknownCodeIndex;
+}
+
+void AtomicAdd(std::atomic<double>& target, double v) {
+  double old = target.load(std::memory_order_relaxed);
+  while (
+      !target.compare_exchange_weak(old, old + v, std::memory_order_relaxed)) {
+  }
+}
+
+// A histogram over kHandlingBuckets whose Observe is a few relaxed atomic
+// operations. A scrape racing with Observe may see _sum one observation
+// ahead of or behind _count; _count always equals the +Inf bucket because
+// both are computed from the same bucket snapshot.
+class AtomicHistogram {
+ public:
+  AtomicHistogram() {
+    for (auto& c : counts_) c.store(0, std::memory_order_relaxed);
+  }
+
+  void Observe(double value) {
+    // Prometheus buckets are "less or equal": the first bound >= value.
+    const auto it = std::lower_bound(kHandlingBuckets.begin(),
+                                     kHandlingBuckets.end(), value);
+    counts_[static_cast<std::size_t>(it - kHandlingBuckets.begin())].fetch_add(
+        1, std::memory_order_relaxed);
+    AtomicAdd(sum_, value);
+  }
+
+  prometheus::ClientMetric::Histogram Snapshot() const {
+    prometheus::ClientMetric::Histogram h;
+    h.bucket.reserve(counts_.size());
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      cumulative += counts_[i].load(std::memory_order_relaxed);
+      prometheus::ClientMetric::Bucket b;
+      b.cumulative_count = cumulative;
+      b.upper_bound = i < kHandlingBuckets.size()
+                          ? kHandlingBuckets[i]
+                          : std::numeric_limits<double>::infinity();
+      h.bucket.push_back(b);
+    }
+    h.sample_count = cumulative;
+    h.sample_sum = sum_.load(std::memory_order_relaxed);
+    return h;
+  }
+
+ private:
+  // One counter per bucket (not cumulative) plus the +Inf bucket.
+  std::array<std::atomic<std::uint64_t>, kHandlingBuckets.size() + 1> counts_;
+  std::atomic<double> sum_{0.0};
+};
+
+// The grpc_server_handling_seconds family: its series live here, are never
+// removed (so pointers handed out stay valid) and are exported on scrape.
+class HistogramFamily : public prometheus::Collectable {
+ public:
+  HistogramFamily(std::string name, std::string help)
+      : name_(std::move(name)), help_(std::move(help)) {}
+
+  // Locks; call at setup or on the slow path. `labels` sorted by name.
+  AtomicHistogram* Add(std::vector<prometheus::ClientMetric::Label> labels) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& s : series_) {
+      if (s.labels == labels) return s.histogram.get();
+    }
+    series_.push_back({std::move(labels), std::make_unique<AtomicHistogram>()});
+    return series_.back().histogram.get();
+  }
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    prometheus::MetricFamily family;
+    family.name = name_;
+    family.help = help_;
+    family.type = prometheus::MetricType::Histogram;
+    std::lock_guard<std::mutex> lock(mu_);
+    family.metric.reserve(series_.size());
+    for (const auto& s : series_) {
+      prometheus::ClientMetric m;
+      m.label = s.labels;
+      m.histogram = s.histogram->Snapshot();
+      family.metric.push_back(std::move(m));
+    }
+    std::vector<prometheus::MetricFamily> out;
+    out.push_back(std::move(family));
+    return out;
+  }
+
+ private:
+  struct Series {
+    std::vector<prometheus::ClientMetric::Label> labels;
+    std::unique_ptr<AtomicHistogram> histogram;
+  };
+  const std::string name_;
+  const std::string help_;
+  mutable std::mutex mu_;
+  std::vector<Series> series_;  // guarded by mu_
+};
+
+class NullMetrics final : public Metrics {
+ public:
+  void CallStarted(const std::string&, const std::string&) override {}
+  void CallHandled(const std::string&, const std::string&, grpc::StatusCode,
+                   double) override {}
+  void MessageReceived(const std::string&, const std::string&) override {}
+  void MessageSent(const std::string&, const std::string&) override {}
+  void PairsProcessed(const std::string&, uint64_t) override {}
+  void Rejected(const std::string&) override {}
+  void SetInFlight(int64_t) override {}
+};
+
+class PrometheusMetricsImpl final : public PrometheusMetrics {
+ public:
+  explicit PrometheusMetricsImpl(const std::string& simd_target)
+      : registry_(std::make_shared<prometheus::Registry>()),
+        handling_(std::make_shared<HistogramFamily>(
+            "grpc_server_handling_seconds",
+            "Time from the start of an RPC to its status, in seconds.")),
+        started_(prometheus::BuildCounter()
+                     .Name("grpc_server_started_total")
+                     .Help("RPCs started on the server.")
+                     .Register(*registry_)),
+        handled_(prometheus::BuildCounter()
+                     .Name("grpc_server_handled_total")
+                     .Help("RPCs completed on the server, by status code.")
+                     .Register(*registry_)),
+        received_(prometheus::BuildCounter()
+                      .Name("grpc_server_msg_received_total")
+                      .Help("Messages received by the server.")
+                      .Register(*registry_)),
+        sent_(prometheus::BuildCounter()
+                  .Name("grpc_server_msg_sent_total")
+                  .Help("Messages sent by the server.")
+                  .Register(*registry_)),
+        pairs_(prometheus::BuildCounter()
+                   .Name("collision_pairs_total")
+                   .Help("Pair tests and closest-point queries computed, by "
+                         "pair kind.")
+                   .Register(*registry_)),
+        rejected_(prometheus::BuildCounter()
+                      .Name("collision_rejected_total")
+                      .Help("Requests rejected before compute, by reason.")
+                      .Register(*registry_)),
+        in_flight_(prometheus::BuildGauge()
+                       .Name("collision_in_flight")
+                       .Help("Requests being computed right now.")
+                       .Register(*registry_)
+                       .Add({})) {
+    for (std::size_t i = 0; i < kKnownMethods.size(); ++i) {
+      known_methods_[i] = MakeSeries(std::string(kKnownMethods[i].name),
+                                     std::string(kKnownMethods[i].type));
+    }
+    for (std::size_t i = 0; i < kKnownKinds.size(); ++i) {
+      known_pairs_[i] = &pairs_.Add({{"kind", std::string(kKnownKinds[i])}});
+    }
+    for (std::size_t i = 0; i < kKnownReasons.size(); ++i) {
+      known_rejected_[i] =
+          &rejected_.Add({{"reason", std::string(kKnownReasons[i])}});
+    }
+    prometheus::BuildGauge()
+        .Name("collision_simd_info")
+        .Help("The SIMD target the collision kernels dispatch to (always 1).")
+        .Register(*registry_)
+        .Add({{"target", simd_target.empty() ? "unknown" : simd_target}})
+        .Set(1);
+  }
+
+  ~PrometheusMetricsImpl() override {
+    // Stop serving before the collectables go away.
+    exposer_.reset();
+  }
+
+  absl::Status Listen(const std::string& address) {
+    if (address.empty()) {
+      return absl::InvalidArgumentError("metrics address must not be empty");
+    }
+    try {
+      exposer_ = std::make_unique<prometheus::Exposer>(address,
+                                                       /*num_threads=*/2);
+    } catch (const std::exception& e) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
+    }
+    const std::vector<int> ports = exposer_->GetListeningPorts();
+    if (ports.empty() || ports.front() <= 0) {
+      exposer_.reset();
+      return absl::UnavailableError(
+          absl::StrCat("metrics endpoint on ", address, " has no port"));
+    }
+    port_ = ports.front();
+    exposer_->RegisterCollectable(registry_);
+    exposer_->RegisterCollectable(handling_);
+    return absl::OkStatus();
+  }
+
+  int port() const override { return port_; }
+
+  void CallStarted(const std::string& method,
+                   const std::string& type) override {
+    SeriesFor(method, type).started->Increment();
+  }
+
+  void CallHandled(const std::string& method, const std::string& type,
+                   grpc::StatusCode code, double seconds) override {
+    const MethodSeries& s = SeriesFor(method, type);
+    s.handled[static_cast<std::size_t>(CodeIndex(code))]->Increment();
+    s.handling->Observe(seconds);
+  }
+
+  void MessageReceived(const std::string& method,
+                       const std::string& type) override {
+    SeriesFor(method, type).received->Increment();
+  }
+
+  void MessageSent(const std::string& method,
+                   const std::string& type) override {
+    SeriesFor(method, type).sent->Increment();
+  }
+
+  void PairsProcessed(const std::string& kind, uint64_t count) override {
+    const int i = IndexOf(kind, kKnownKinds);
+    prometheus::Counter& c = i >= 0 ? *known_pairs_[static_cast<std::size_t>(i)]
+                                    : pairs_.Add({{"kind", kind}});
+    c.Increment(static_cast<double>(count));
+  }
+
+  void Rejected(const std::string& reason) override {
+    const int i = IndexOf(reason, kKnownReasons);
+    prometheus::Counter& c = i >= 0
+                                 ? *known_rejected_[static_cast<std::size_t>(i)]
+                                 : rejected_.Add({{"reason", reason}});
+    c.Increment();
+  }
+
+  void SetInFlight(int64_t in_flight) override {
+    in_flight_.Set(static_cast<double>(in_flight));
+  }
+
+ private:
+  // Every series of one (method, type) label set.
+  struct MethodSeries {
+    prometheus::Counter* started = nullptr;
+    std::array<prometheus::Counter*, kNumCodes> handled{};
+    AtomicHistogram* handling = nullptr;
+    prometheus::Counter* received = nullptr;
+    prometheus::Counter* sent = nullptr;
+  };
+
+  // Creates (or finds) the series of a label set; locks inside prometheus-cpp
+  // and HistogramFamily, so only at setup or on the slow path.
+  MethodSeries MakeSeries(const std::string& method, const std::string& type) {
+    const prometheus::Labels labels = {{"grpc_service", kServiceName},
+                                       {"grpc_method", method},
+                                       {"grpc_type", type}};
+    MethodSeries s;
+    s.started = &started_.Add(labels);
+    for (int c = 0; c < kNumCodes; ++c) {
+      prometheus::Labels with_code = labels;
+      with_code.emplace("grpc_code", kCodeNames[static_cast<std::size_t>(c)]);
+      s.handled[static_cast<std::size_t>(c)] = &handled_.Add(with_code);
+    }
+    // Sorted by label name, as prometheus-cpp orders its own labels.
+    s.handling = handling_->Add({{"grpc_method", method},
+                                 {"grpc_service", kServiceName},
+                                 {"grpc_type", type}});
+    s.received = &received_.Add(labels);
+    s.sent = &sent_.Add(labels);
+    return s;
+  }
+
+  const MethodSeries& SeriesFor(const std::string& method,
+                                const std::string& type) {
+    const int i = KnownMethodIndex(method, type);
+    if (i >= 0) return known_methods_[static_cast<std::size_t>(i)];
+    // Slow path: a label set not in the table. Entries are never erased, so
+    // the reference stays valid after the lock is released.
+    std::lock_guard<std::mutex> lock(other_methods_mu_);
+    auto& slot = other_methods_[{method, type}];
+    if (slot == nullptr) {
+      slot = std::make_unique<MethodSeries>(MakeSeries(method, type));
+    }
+    return *slot;
+  }
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<HistogramFamily> handling_;
+  prometheus::Family<prometheus::Counter>& started_;
+  prometheus::Family<prometheus::Counter>& handled_;
+  prometheus::Family<prometheus::Counter>& received_;
+  prometheus::Family<prometheus::Counter>& sent_;
+  prometheus::Family<prometheus::Counter>& pairs_;
+  prometheus::Family<prometheus::Counter>& rejected_;
+  prometheus::Gauge& in_flight_;
+
+  // Written once in the constructor, read-only afterwards.
+  std::array<MethodSeries, kKnownMethods.size()> known_methods_;
+  std::array<prometheus::Counter*, kKnownKinds.size()> known_pairs_{};
+  std::array<prometheus::Counter*, kKnownReasons.size()> known_rejected_{};
+
+  std::mutex other_methods_mu_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<MethodSeries>>
+      other_methods_;  // guarded by other_methods_mu_
+
+  int port_ = 0;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+};
+
+}  // namespace
+
+std::unique_ptr<Metrics> MakeNullMetrics() {
+  return std::make_unique<NullMetrics>();
+}
+
+absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Start(
+    const PrometheusOptions& options) {
+  auto metrics = std::make_unique<PrometheusMetricsImpl>(options.simd_target);
+  absl::Status status = metrics->Listen(options.address);
+  if (!status.ok()) return status;
+  return std::unique_ptr<PrometheusMetrics>(std::move(metrics));
+}
+
+}  // namespace collision::server
