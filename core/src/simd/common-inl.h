@@ -145,57 +145,93 @@ HWY_INLINE void PadTail(const float* const* in, size_t row, size_t rem,
 
 // ---- Intersect driver ------------------------------------------------------
 // A Kernel has kCols input columns and
-//   template <bool kSep> static void Eval(const VF* x, MF& overlap,
-//                                         MF& touch, VF& separation);
-// (separation only computed when kSep).
+//   template <bool kSep, bool kHitIncl>
+//   static void Eval(const VF* x, MF& overlap, MF& touch, VF& separation);
+// separation is only computed when kSep. With kHitIncl (only the inclusive
+// hit is wanted) the kernel may skip the relation and put the hit in
+// `overlap`, leaving `touch` unspecified.
 
-template <class Kernel, bool kSep>
-HWY_INLINE uint64_t IntersectStep(const float* const* in, size_t i,
-                                  bool inclusive, uint8_t* hit,
-                                  Relation* relation, float* separation) {
+// Which outputs a loop instantiation writes.
+enum class IntersectMode {
+  kGeneral,   // any combination of outputs, checked per vector
+  kBitsIncl,  // only hit_bits, inclusive boundary: the leanest loop
+};
+
+template <class Kernel, bool kSep, IntersectMode kMode>
+HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
+                            uint8_t* hit, Relation* relation,
+                            float* separation) {
+  constexpr bool kHitIncl = kMode == IntersectMode::kBitsIncl;
   const DF d;
   VF x[Kernel::kCols];
   for (size_t k = 0; k < Kernel::kCols; ++k) x[k] = hn::LoadU(d, in[k] + i);
   MF overlap, touch;
   VF sep = hn::Zero(d);
-  Kernel::template Eval<kSep>(x, overlap, touch, sep);
+  Kernel::template Eval<kSep, kHitIncl>(x, overlap, touch, sep);
+  if (kHitIncl) return overlap;
   const MF h = inclusive ? hn::Or(overlap, touch) : overlap;
   if (hit != nullptr) StoreFlags(h, hit + i);
   if (relation != nullptr) StoreRelation(overlap, touch, relation + i);
   if (kSep) hn::StoreU(sep, d, separation + i);
-  return MaskBits(h);
+  return h;
 }
 
-template <class Kernel, bool kSep>
+template <class Kernel, bool kSep, IntersectMode kMode>
 HWY_NOINLINE void RunIntersectT(const float* const* in, size_t n,
                                 bool inclusive, const IntersectOutputs& out) {
   const DF d;
+  constexpr size_t K = Kernel::kCols;
+  // Local copies: the outputs are byte arrays that may alias anything, so
+  // pointers read through `in`/`out` would be reloaded after every store.
+  const float* cols[K];
+  for (size_t k = 0; k < K; ++k) cols[k] = in[k];
+  uint8_t* const hit = out.hit;
+  uint8_t* const hit_bits = out.hit_bits;
+  Relation* const relation = out.relation;
+  float* const separation = out.separation;
   const size_t lanes = hn::Lanes(d);
-  BitWriter bits(out.hit_bits);
+  // With >= 8 lanes every vector's bits start on a byte boundary.
+  const bool direct_bits = lanes >= 8;
+  BitWriter bits(hit_bits);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const uint64_t b = IntersectStep<Kernel, kSep>(
-        in, i, inclusive, out.hit, out.relation, out.separation);
-    if (out.hit_bits != nullptr) bits.Put(b, lanes);
+    const MF h = IntersectStep<Kernel, kSep, kMode>(cols, i, inclusive, hit,
+                                                    relation, separation);
+    if (hit_bits != nullptr) {
+      if (direct_bits) {
+        hn::StoreMaskBits(d, h, hit_bits + i / 8);
+      } else {
+        bits.Put(MaskBits(h), lanes);
+      }
+    }
   }
   if (i < n) {
     const size_t rem = n - i;
-    HWY_ALIGN float buf[Kernel::kCols][kMaxLanes];
-    const float* ptrs[Kernel::kCols];
-    PadTail<Kernel::kCols>(in, i, rem, buf, ptrs);
-    uint8_t hit[kMaxLanes] = {};
-    Relation relation[kMaxLanes] = {};
-    HWY_ALIGN float sep[kMaxLanes] = {};
-    const uint64_t b =
-        IntersectStep<Kernel, kSep>(ptrs, 0, inclusive, hit, relation, sep);
+    HWY_ALIGN float buf[K][kMaxLanes];
+    const float* ptrs[K];
+    PadTail<K>(cols, i, rem, buf, ptrs);
+    uint8_t hit_tail[kMaxLanes] = {};
+    Relation relation_tail[kMaxLanes] = {};
+    HWY_ALIGN float sep_tail[kMaxLanes] = {};
+    const MF h = IntersectStep<Kernel, kSep, kMode>(
+        ptrs, 0, inclusive, hit_tail, relation_tail, sep_tail);
     for (size_t j = 0; j < rem; ++j) {
-      if (out.hit != nullptr) out.hit[i + j] = hit[j];
-      if (out.relation != nullptr) out.relation[i + j] = relation[j];
-      if (kSep) out.separation[i + j] = sep[j];
+      if (hit != nullptr) hit[i + j] = hit_tail[j];
+      if (relation != nullptr) relation[i + j] = relation_tail[j];
+      if (kSep) separation[i + j] = sep_tail[j];
     }
-    if (out.hit_bits != nullptr) bits.Put(b & ((uint64_t{1} << rem) - 1), rem);
+    if (hit_bits != nullptr) {
+      const uint64_t b = MaskBits(h) & ((uint64_t{1} << rem) - 1);
+      if (direct_bits) {
+        for (size_t k = 0; k < (rem + 7) / 8; ++k) {
+          hit_bits[i / 8 + k] = static_cast<uint8_t>(b >> (8 * k));
+        }
+      } else {
+        bits.Put(b, rem);
+      }
+    }
   }
-  if (out.hit_bits != nullptr) bits.Flush();
+  if (hit_bits != nullptr && !direct_bits) bits.Flush();
 }
 
 template <class Kernel>
@@ -203,9 +239,13 @@ HWY_INLINE void RunIntersect(const float* const* in, size_t n,
                              Boundary boundary, const IntersectOutputs& out) {
   const bool inclusive = boundary == Boundary::kInclusive;
   if (out.separation != nullptr) {
-    RunIntersectT<Kernel, true>(in, n, inclusive, out);
+    RunIntersectT<Kernel, true, IntersectMode::kGeneral>(in, n, inclusive, out);
+  } else if (inclusive && out.hit == nullptr && out.relation == nullptr) {
+    RunIntersectT<Kernel, false, IntersectMode::kBitsIncl>(in, n, inclusive,
+                                                           out);
   } else {
-    RunIntersectT<Kernel, false>(in, n, inclusive, out);
+    RunIntersectT<Kernel, false, IntersectMode::kGeneral>(in, n, inclusive,
+                                                          out);
   }
 }
 

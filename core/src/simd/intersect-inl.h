@@ -46,7 +46,7 @@ HWY_INLINE void RotationFromAngle(VF angle, VF& c, VF& s) {
 }
 
 // Ball (centre c, radius r) against the closed box [lo, hi]: BallBox<N>.
-template <int N, bool kSep>
+template <int N, bool kSep, bool kHitIncl>
 HWY_INLINE void BallBox(const VF* c, VF r, const VF* lo, const VF* hi,
                         MF& overlap, MF& touch, VF& sep) {
   const DF d;
@@ -61,6 +61,11 @@ HWY_INLINE void BallBox(const VF* c, VF r, const VF* lo, const VF* hi,
     outside = hn::Or(outside, hn::Ne(dv[i], zero));
   }
   const VF d2 = Dot<N>(dv);
+  if (kHitIncl) {  // touching or overlapping: d2 <= r2
+    overlap = hn::Le(d2, hn::Mul(r, r));
+    touch = overlap;
+    return;
+  }
   ClassifyBall(d2, hn::Mul(r, r), strictly_inside, overlap, touch);
   if (!kSep) return;
   VF depth = hn::Sub(c[0], lo[0]);
@@ -74,7 +79,7 @@ HWY_INLINE void BallBox(const VF* c, VF r, const VF* lo, const VF* hi,
 }
 
 // BallBall<N>.
-template <int N, bool kSep>
+template <int N, bool kSep, bool kHitIncl>
 HWY_INLINE void BallBall(const VF* a, VF ra, const VF* b, VF rb, MF& overlap,
                          MF& touch, VF& sep) {
   VF dv[N];
@@ -82,6 +87,11 @@ HWY_INLINE void BallBall(const VF* a, VF ra, const VF* b, VF rb, MF& overlap,
   const VF d2 = Dot<N>(dv);
   const VF r = hn::Add(ra, rb);
   const VF r2 = hn::Mul(r, r);
+  if (kHitIncl) {
+    overlap = hn::Le(d2, r2);
+    touch = overlap;
+    return;
+  }
   overlap = hn::Lt(d2, r2);
   touch = hn::Eq(d2, r2);
   if (!kSep) return;
@@ -89,7 +99,7 @@ HWY_INLINE void BallBall(const VF* a, VF ra, const VF* b, VF rb, MF& overlap,
 }
 
 // BoxBox<N>: per-axis interval gaps.
-template <int N, bool kSep>
+template <int N, bool kSep, bool kHitIncl>
 HWY_INLINE void BoxBox(const VF* alo, const VF* ahi, const VF* blo,
                        const VF* bhi, MF& overlap, MF& touch, VF& sep) {
   const DF d;
@@ -103,6 +113,11 @@ HWY_INLINE void BoxBox(const VF* alo, const VF* ahi, const VF* blo,
   for (int i = 1; i < N; ++i) {
     any_gap = hn::Or(any_gap, hn::Gt(g[i], zero));
     all_overlap = hn::And(all_overlap, hn::Lt(g[i], zero));
+  }
+  if (kHitIncl) {  // no axis with a gap
+    overlap = hn::Not(any_gap);
+    touch = overlap;
+    return;
   }
   overlap = all_overlap;
   touch = hn::Not(hn::Or(any_gap, all_overlap));
@@ -123,23 +138,23 @@ HWY_INLINE void BoxBox(const VF* alo, const VF* ahi, const VF* blo,
 
 struct CircleCircleKernel {
   static constexpr size_t kCols = 6;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    BallBall<2, kSep>(x, x[2], x + 3, x[5], o, t, s);
+    BallBall<2, kSep, kHitIncl>(x, x[2], x + 3, x[5], o, t, s);
   }
 };
 
 struct CircleRectKernel {
   static constexpr size_t kCols = 7;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    BallBox<2, kSep>(x, x[2], x + 3, x + 5, o, t, s);
+    BallBox<2, kSep, kHitIncl>(x, x[2], x + 3, x + 5, o, t, s);
   }
 };
 
 // Circle (x[0..2]) vs rotated rect (x[3..8]: size, pivot, position) with
 // rotation (c, s): IntersectCircleRotatedRect via ToLocal and LocalBounds.
-template <bool kSep>
+template <bool kSep, bool kHitIncl>
 HWY_INLINE void CircleRotated(const VF* x, VF c, VF s, MF& o, MF& t, VF& sep) {
   const VF rx = hn::Sub(x[0], x[7]);
   const VF ry = hn::Sub(x[1], x[8]);
@@ -147,56 +162,56 @@ HWY_INLINE void CircleRotated(const VF* x, VF c, VF s, MF& o, MF& t, VF& sep) {
                        hn::Sub(hn::Mul(c, ry), hn::Mul(s, rx))};
   const VF lo[2] = {Negate(x[5]), Negate(x[6])};
   const VF hi[2] = {hn::Sub(x[3], x[5]), hn::Sub(x[4], x[6])};
-  BallBox<2, kSep>(local, x[2], lo, hi, o, t, sep);
+  BallBox<2, kSep, kHitIncl>(local, x[2], lo, hi, o, t, sep);
 }
 
 struct CircleRotatedRectKernel {
   static constexpr size_t kCols = 11;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    CircleRotated<kSep>(x, x[9], x[10], o, t, s);
+    CircleRotated<kSep, kHitIncl>(x, x[9], x[10], o, t, s);
   }
 };
 
 struct CircleRotatedRectAngleKernel {
   static constexpr size_t kCols = 10;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
     VF c, sn;
     RotationFromAngle(x[9], c, sn);
-    CircleRotated<kSep>(x, c, sn, o, t, s);
+    CircleRotated<kSep, kHitIncl>(x, c, sn, o, t, s);
   }
 };
 
 struct RectRectKernel {
   static constexpr size_t kCols = 8;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    BoxBox<2, kSep>(x, x + 2, x + 4, x + 6, o, t, s);
+    BoxBox<2, kSep, kHitIncl>(x, x + 2, x + 4, x + 6, o, t, s);
   }
 };
 
 struct SphereSphereKernel {
   static constexpr size_t kCols = 8;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    BallBall<3, kSep>(x, x[3], x + 4, x[7], o, t, s);
+    BallBall<3, kSep, kHitIncl>(x, x[3], x + 4, x[7], o, t, s);
   }
 };
 
 struct SphereBoxKernel {
   static constexpr size_t kCols = 10;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    BallBox<3, kSep>(x, x[3], x + 4, x + 7, o, t, s);
+    BallBox<3, kSep, kHitIncl>(x, x[3], x + 4, x + 7, o, t, s);
   }
 };
 
 struct BoxBoxKernel {
   static constexpr size_t kCols = 12;
-  template <bool kSep>
+  template <bool kSep, bool kHitIncl>
   static HWY_INLINE void Eval(const VF* x, MF& o, MF& t, VF& s) {
-    BoxBox<3, kSep>(x, x + 3, x + 6, x + 9, o, t, s);
+    BoxBox<3, kSep, kHitIncl>(x, x + 3, x + 6, x + 9, o, t, s);
   }
 };
 
