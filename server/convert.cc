@@ -9,31 +9,80 @@
 #include "collision/core/scalar.h"
 
 namespace collision::server {
+
+void Violations::Add(std::string message) {
+  if (listed_.size() < kMaxListedViolations) {
+    listed_.push_back(std::move(message));
+  }
+  ++count_;
+}
+
+absl::Status Violations::ToStatus() const {
+  std::string message = absl::StrJoin(listed_, "; ");
+  if (count_ > listed_.size()) {
+    absl::StrAppend(&message, "; and ", count_ - listed_.size(),
+                    " more invalid fields");
+  }
+  return absl::InvalidArgumentError(message);
+}
+
+const char* WorkKindName(WorkKind kind) {
+  static constexpr const char* kNames[kWorkKinds] = {"circle_circle",
+                                                     "circle_rect",
+                                                     "circle_rotated_rect",
+                                                     "rect_rect",
+                                                     "sphere_sphere",
+                                                     "sphere_box",
+                                                     "box_box",
+                                                     "closest_circle",
+                                                     "closest_rect",
+                                                     "closest_rotated_rect",
+                                                     "closest_sphere",
+                                                     "closest_box"};
+  return kNames[static_cast<int>(kind)];
+}
+
+WorkKind IntersectWorkKind(ShapeKind a, ShapeKind b) {
+  const auto is_ball = [](ShapeKind k) {
+    return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle ||
+           k == ShapeKind::kPoint3 || k == ShapeKind::kSphere;
+  };
+  if (!is_ball(a)) std::swap(a, b);
+  if (is_ball(a)) {
+    switch (b) {
+      case ShapeKind::kRect:
+        return WorkKind::kCircleRect;
+      case ShapeKind::kRotatedRect:
+        return WorkKind::kCircleRotatedRect;
+      case ShapeKind::kBox:
+        return WorkKind::kSphereBox;
+      case ShapeKind::kPoint3:
+      case ShapeKind::kSphere:
+        return WorkKind::kSphereSphere;
+      default:
+        return WorkKind::kCircleCircle;
+    }
+  }
+  return a == ShapeKind::kBox ? WorkKind::kBoxBox : WorkKind::kRectRect;
+}
+
+WorkKind ClosestWorkKind(ShapeKind target) {
+  switch (target) {
+    case ShapeKind::kRect:
+      return WorkKind::kClosestRect;
+    case ShapeKind::kRotatedRect:
+      return WorkKind::kClosestRotatedRect;
+    case ShapeKind::kPoint3:
+    case ShapeKind::kSphere:
+      return WorkKind::kClosestSphere;
+    case ShapeKind::kBox:
+      return WorkKind::kClosestBox;
+    default:
+      return WorkKind::kClosestCircle;
+  }
+}
+
 namespace {
-
-// Collects every violation of a request, keeps the first few for the message.
-class Violations {
- public:
-  void Add(std::string message) {
-    if (listed_.size() < kMaxListedViolations) {
-      listed_.push_back(std::move(message));
-    }
-    ++count_;
-  }
-  bool empty() const { return count_ == 0; }
-  absl::Status ToStatus() const {
-    std::string message = absl::StrJoin(listed_, "; ");
-    if (count_ > listed_.size()) {
-      absl::StrAppend(&message, "; and ", count_ - listed_.size(),
-                      " more invalid fields");
-    }
-    return absl::InvalidArgumentError(message);
-  }
-
- private:
-  std::vector<std::string> listed_;
-  std::size_t count_ = 0;
-};
 
 class Parser {
  public:
@@ -103,8 +152,8 @@ class Parser {
         const float c = r.rotation().cos();
         const float s = r.rotation().sin();
         if (!std::isfinite(c) || !std::isfinite(s)) {
-          v_->Add(absl::StrCat(path, ".rotation must be finite, got (", c,
-                               ", ", s, ")"));
+          v_->Add(absl::StrCat(path, ".rotation must be finite, got (", c, ", ",
+                               s, ")"));
           return {};
         }
         const double norm = double{c} * c + double{s} * s;
@@ -191,6 +240,12 @@ class Parser {
   Violations* v_;
 };
 
+const char* const kSupportedPairs =
+    "supported: point|circle vs point|circle|rect|rotated_rect, rect vs rect, "
+    "point3|sphere vs point3|sphere|box, box vs box";
+
+}  // namespace
+
 std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v) {
   switch (rule) {
     case v1::BOUNDARY_RULE_INCLUSIVE:
@@ -212,13 +267,13 @@ std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v) {
 
 // Checks the batch size up front: an empty or oversized batch is rejected
 // without looking at its items.
-absl::Status CheckBatchSize(int size, const char* field,
+absl::Status CheckBatchSize(std::size_t size, const char* field,
                             const RequestLimits& limits) {
   if (size == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(field, " must not be empty"));
   }
-  if (static_cast<std::size_t>(size) > limits.max_batch) {
+  if (size > limits.max_batch) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, " has ", size, " items, over this server's limit of ",
         limits.max_batch, "; split the batch"));
@@ -226,15 +281,11 @@ absl::Status CheckBatchSize(int size, const char* field,
   return absl::OkStatus();
 }
 
-const char* const kSupportedPairs =
-    "supported: point|circle vs point|circle|rect|rotated_rect, rect vs rect, "
-    "point3|sphere vs point3|sphere|box, box vs box";
-
-}  // namespace
-
 absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
     const v1::IntersectRequest& request, const RequestLimits& limits) {
-  if (auto s = CheckBatchSize(request.pairs_size(), "pairs", limits); !s.ok()) {
+  if (auto s = CheckBatchSize(static_cast<std::size_t>(request.pairs_size()),
+                              "pairs", limits);
+      !s.ok()) {
     return s;
   }
   Violations violations;
@@ -257,14 +308,17 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
     const ShapeKind ka = KindOf(*a);
     const ShapeKind kb = KindOf(*b);
     if (!IsSupportedIntersectPair(ka, kb)) {
-      violations.Add(absl::StrCat(
-          path, ": ", KindName(ka), " vs ", KindName(kb),
-          Is3D(ka) != Is3D(kb) ? " mixes a 2D and a 3D shape"
-                               : " is not a supported pair",
-          " (", kSupportedPairs, ")"));
+      violations.Add(
+          absl::StrCat(path, ": ", KindName(ka), " vs ", KindName(kb),
+                       Is3D(ka) != Is3D(kb) ? " mixes a 2D and a 3D shape"
+                                            : " is not a supported pair",
+                       " (", kSupportedPairs, ")"));
       continue;
     }
-    if (violations.empty()) out.pairs.push_back({*std::move(a), *std::move(b)});
+    if (violations.empty()) {
+      ++out.counts[static_cast<int>(IntersectWorkKind(ka, kb))];
+      out.pairs.push_back({*std::move(a), *std::move(b)});
+    }
   }
   if (!violations.empty()) return violations.ToStatus();
   return out;
@@ -272,7 +326,8 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
 
 absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
     const v1::ClosestPointRequest& request, const RequestLimits& limits) {
-  if (auto s = CheckBatchSize(request.queries_size(), "queries", limits);
+  if (auto s = CheckBatchSize(static_cast<std::size_t>(request.queries_size()),
+                              "queries", limits);
       !s.ok()) {
     return s;
   }
@@ -303,7 +358,10 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
                                   " mix a 2D and a 3D shape"));
       continue;
     }
-    if (violations.empty()) out.items.push_back({*std::move(q), *std::move(t)});
+    if (violations.empty()) {
+      ++out.counts[static_cast<int>(ClosestWorkKind(KindOf(*t)))];
+      out.items.push_back({*std::move(q), *std::move(t)});
+    }
   }
   if (!violations.empty()) return violations.ToStatus();
   return out;

@@ -9,7 +9,10 @@
 #ifndef COLLISION_SERVER_CONVERT_H_
 #define COLLISION_SERVER_CONVERT_H_
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,43 @@ namespace collision::server {
 
 inline constexpr int kMaxListedViolations = 10;
 
+// Collects every violation of a request; the status lists the first
+// kMaxListedViolations and counts the rest.
+class Violations {
+ public:
+  void Add(std::string message);
+  bool empty() const { return count_ == 0; }
+  std::size_t count() const { return count_; }
+  absl::Status ToStatus() const;
+
+ private:
+  std::vector<std::string> listed_;
+  std::size_t count_ = 0;
+};
+
+// Units of work, by pair kind, as reported in metrics.
+enum class WorkKind : uint8_t {
+  kCircleCircle,
+  kCircleRect,
+  kCircleRotatedRect,
+  kRectRect,
+  kSphereSphere,
+  kSphereBox,
+  kBoxBox,
+  kClosestCircle,
+  kClosestRect,
+  kClosestRotatedRect,
+  kClosestSphere,
+  kClosestBox,
+};
+inline constexpr int kWorkKinds = 12;
+using KindCounts = std::array<uint64_t, kWorkKinds>;
+// "circle_rect", "closest_box", ...
+const char* WorkKindName(WorkKind kind);
+// For a supported pair / closest-point target.
+WorkKind IntersectWorkKind(ShapeKind a, ShapeKind b);
+WorkKind ClosestWorkKind(ShapeKind target);
+
 struct RequestLimits {
   // Largest number of pairs or queries in one request.
   std::size_t max_batch = 100000;
@@ -32,12 +72,22 @@ struct ParsedIntersect {
   Boundary boundary = Boundary::kInclusive;
   bool include_relation = false;
   bool include_separation = false;
+  KindCounts counts{};
 };
 
 struct ParsedClosestPoint {
   std::vector<ClosestPointItem> items;
   Boundary boundary = Boundary::kInclusive;
+  KindCounts counts{};
 };
+
+// The boundary rule of a request; records a violation when it is
+// unspecified or unknown.
+std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v);
+
+// An empty or oversized batch of `size` items in `field`.
+absl::Status CheckBatchSize(std::size_t size, const char* field,
+                            const RequestLimits& limits);
 
 absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
     const v1::IntersectRequest& request, const RequestLimits& limits);

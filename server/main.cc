@@ -25,6 +25,27 @@ ABSL_FLAG(int64_t, max_batch, 100000,
           "largest number of pairs or queries in one request");
 ABSL_FLAG(int, max_receive_message_bytes, 64 * 1024 * 1024,
           "largest request accepted on the wire, in bytes");
+ABSL_FLAG(int, max_in_flight, 64,
+          "requests computing or queued at once; beyond it: UNAVAILABLE with "
+          "a grpc-retry-pushback-ms trailer");
+ABSL_FLAG(int, retry_pushback_ms, 20,
+          "pushback sent with an overload rejection, in milliseconds");
+ABSL_FLAG(int, worker_threads, 0, "compute threads; 0 = one per core");
+ABSL_FLAG(std::string, metrics_address, "",
+          "host:port of the Prometheus /metrics endpoint (e.g. "
+          "0.0.0.0:9464; port 0 picks a free port); empty = off");
+ABSL_FLAG(absl::Duration, max_connection_age, absl::Minutes(5),
+          "close connections after this age (+ grace) so clients re-resolve; "
+          "0 = never");
+ABSL_FLAG(absl::Duration, max_connection_age_grace, absl::Seconds(30),
+          "time in-flight calls get on a connection closed for its age");
+ABSL_FLAG(absl::Duration, keepalive_time, absl::Minutes(1),
+          "server keepalive ping interval on idle connections");
+ABSL_FLAG(absl::Duration, keepalive_timeout, absl::Seconds(20),
+          "time to wait for a keepalive ping ack");
+ABSL_FLAG(absl::Duration, min_client_ping_interval, absl::Seconds(10),
+          "least interval accepted between client pings (keepalive "
+          "enforcement)");
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection");
 ABSL_FLAG(bool, allow_reuseport, false,
           "let other processes bind the same port (SO_REUSEPORT)");
@@ -36,11 +57,11 @@ ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(10),
 namespace {
 
 void Log(const std::string& message) {
-  std::fprintf(stderr, "%s collision_server: %s\n",
-               absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(),
-                                absl::UTCTimeZone())
-                   .c_str(),
-               message.c_str());
+  std::fprintf(
+      stderr, "%s collision_server: %s\n",
+      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone())
+          .c_str(),
+      message.c_str());
 }
 
 bool WritePortFile(const std::string& path, int port) {
@@ -70,8 +91,20 @@ int main(int argc, char** argv) {
 
   collision::server::ServerOptions options;
   options.address = absl::GetFlag(FLAGS_address);
-  options.limits.max_batch =
-      static_cast<std::size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_max_batch)));
+  options.service.limits.max_batch = static_cast<std::size_t>(
+      std::max<int64_t>(0, absl::GetFlag(FLAGS_max_batch)));
+  options.service.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  options.service.retry_pushback_ms = absl::GetFlag(FLAGS_retry_pushback_ms);
+  options.service.worker_threads = static_cast<std::size_t>(
+      std::max(0, absl::GetFlag(FLAGS_worker_threads)));
+  options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
+  options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
+  options.max_connection_age_grace =
+      absl::GetFlag(FLAGS_max_connection_age_grace);
+  options.keepalive_time = absl::GetFlag(FLAGS_keepalive_time);
+  options.keepalive_timeout = absl::GetFlag(FLAGS_keepalive_timeout);
+  options.min_client_ping_interval =
+      absl::GetFlag(FLAGS_min_client_ping_interval);
   options.max_receive_message_bytes =
       absl::GetFlag(FLAGS_max_receive_message_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
@@ -82,12 +115,18 @@ int main(int argc, char** argv) {
     Log(absl::StrCat("failed to start: ", server.status().ToString()));
     return 1;
   }
-  Log(absl::StrCat("listening on ", (*server)->address(),
-                   " max_batch=", options.limits.max_batch,
-                   " max_receive_message_bytes=",
-                   options.max_receive_message_bytes,
-                   " reflection=", options.enable_reflection,
-                   " simd_target=", collision::SimdTargetName()));
+  Log(absl::StrCat(
+      "listening on ", (*server)->address(),
+      " max_batch=", options.service.limits.max_batch,
+      " max_in_flight=", options.service.max_in_flight, " metrics=",
+      options.metrics_address.empty()
+          ? std::string("off")
+          : absl::StrCat(options.metrics_address.substr(
+                             0, options.metrics_address.rfind(':')),
+                         ":", (*server)->metrics_port()),
+      " max_receive_message_bytes=", options.max_receive_message_bytes,
+      " reflection=", options.enable_reflection,
+      " simd_target=", collision::SimdTargetName()));
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty() && !WritePortFile(port_file, (*server)->port())) {
     Log(absl::StrCat("cannot write --port_file ", port_file));
@@ -100,9 +139,7 @@ int main(int argc, char** argv) {
     const absl::Duration grace = absl::GetFlag(FLAGS_drain_grace);
     Log(absl::StrCat("signal ", signal, ": health NOT_SERVING, draining for ",
                      absl::FormatDuration(grace)));
-    (*server)->SetServing(false);
-    absl::SleepFor(grace);
-    (*server)->Shutdown(absl::GetFlag(FLAGS_shutdown_deadline));
+    (*server)->Drain(grace, absl::GetFlag(FLAGS_shutdown_deadline));
   });
   (*server)->Wait();
   stopper.join();

@@ -1,16 +1,19 @@
 #include "server/server.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "collision/core/batch.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 
 namespace collision::server {
 
 CollisionServer::CollisionServer(const ServerOptions& options)
-    : options_(options),
-      service_(std::make_unique<CollisionServiceImpl>(options.limits)) {}
+    : options_(options) {}
 
 CollisionServer::~CollisionServer() {
   Shutdown(absl::ZeroDuration());
@@ -19,8 +22,11 @@ CollisionServer::~CollisionServer() {
 
 absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     const ServerOptions& options) {
-  if (options.limits.max_batch == 0) {
+  if (options.service.limits.max_batch == 0) {
     return absl::InvalidArgumentError("max_batch must be > 0");
+  }
+  if (options.service.max_in_flight <= 0) {
+    return absl::InvalidArgumentError("max_in_flight must be > 0");
   }
   if (options.max_receive_message_bytes <= 0) {
     return absl::InvalidArgumentError("max_receive_message_bytes must be > 0");
@@ -30,12 +36,43 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   }
   std::unique_ptr<CollisionServer> server(new CollisionServer(options));
+  if (options.metrics_address.empty()) {
+    server->metrics_ = MakeNullMetrics();
+  } else {
+    PrometheusOptions metrics_options;
+    metrics_options.address = options.metrics_address;
+    metrics_options.simd_target = SimdTargetName();
+    auto metrics = PrometheusMetrics::Start(metrics_options);
+    if (!metrics.ok()) return metrics.status();
+    server->metrics_port_ = (*metrics)->port();
+    server->metrics_ = *std::move(metrics);
+  }
+  server->service_ = std::make_unique<CollisionServiceImpl>(
+      options.service, server->metrics_.get());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(),
                            &server->port_);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
                              options.allow_reuseport ? 1 : 0);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  const auto ms = [](absl::Duration d) {
+    return static_cast<int>(
+        std::min<int64_t>(absl::ToInt64Milliseconds(d), INT32_MAX));
+  };
+  if (options.max_connection_age > absl::ZeroDuration()) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               ms(options.max_connection_age));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                               ms(options.max_connection_age_grace));
+  }
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS,
+                             ms(options.keepalive_time));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                             ms(options.keepalive_timeout));
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+      ms(options.min_client_ping_interval));
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
@@ -50,8 +87,7 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
 }
 
 void CollisionServer::SetServing(bool serving) {
-  grpc::HealthCheckServiceInterface* health =
-      server_->GetHealthCheckService();
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   if (health == nullptr) return;
   health->SetServingStatus(kHealthServiceName, serving);
   health->SetServingStatus("", serving);
@@ -61,6 +97,12 @@ void CollisionServer::Shutdown(absl::Duration deadline) {
   if (server_ == nullptr) return;
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoMilliseconds(deadline));
+}
+
+void CollisionServer::Drain(absl::Duration grace, absl::Duration deadline) {
+  SetServing(false);
+  absl::SleepFor(grace);
+  Shutdown(deadline);
 }
 
 void CollisionServer::Wait() {

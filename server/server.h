@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
-#include "server/convert.h"
+#include "server/metrics.h"
 #include "server/service.h"
 
 namespace collision::server {
@@ -21,13 +21,27 @@ inline constexpr char kHealthServiceName[] = "collision.v1.CollisionService";
 struct ServerOptions {
   // host:port to listen on; port 0 picks a free port (see port()).
   std::string address = "127.0.0.1:50051";
-  RequestLimits limits;
+  // Batch limit, in-flight limit, pushback, compute threads.
+  ServiceOptions service;
   // Largest request accepted on the wire, in bytes.
   int max_receive_message_bytes = 64 * 1024 * 1024;
   // gRPC turns SO_REUSEPORT on by default, which lets a second server share a
   // busy port silently; off unless asked for.
   bool allow_reuseport = false;
   bool enable_reflection = true;
+  // Connections are closed (with GOAWAY) after this age plus the grace, so
+  // that clients re-resolve and spread over new replicas. Zero: never.
+  absl::Duration max_connection_age = absl::Minutes(5);
+  absl::Duration max_connection_age_grace = absl::Seconds(30);
+  // Server keepalive pings on idle connections, and the least interval the
+  // server accepts between client pings (clients pinging faster are sent
+  // GOAWAY "too_many_pings").
+  absl::Duration keepalive_time = absl::Minutes(1);
+  absl::Duration keepalive_timeout = absl::Seconds(20);
+  absl::Duration min_client_ping_interval = absl::Seconds(10);
+  // host:port of the Prometheus /metrics endpoint; port 0 picks a free port;
+  // empty turns metrics off.
+  std::string metrics_address;
 };
 
 class CollisionServer {
@@ -38,6 +52,9 @@ class CollisionServer {
   ~CollisionServer();
 
   int port() const { return port_; }
+  // Port of the /metrics endpoint, 0 when metrics are off.
+  int metrics_port() const { return metrics_port_; }
+  CollisionServiceImpl& service() { return *service_; }
   // "host:port" with the bound port, for clients.
   const std::string& address() const { return address_; }
   const ServerOptions& options() const { return options_; }
@@ -47,6 +64,10 @@ class CollisionServer {
   // Stops accepting calls and waits up to `deadline` for in-flight calls,
   // then cancels what is left. Idempotent.
   void Shutdown(absl::Duration deadline);
+  // The graceful stop a SIGTERM triggers: health NOT_SERVING (so balancers
+  // and health-checking clients move away), wait `grace`, then Shutdown
+  // giving in-flight calls up to `deadline`.
+  void Drain(absl::Duration grace, absl::Duration deadline);
   // Blocks until the server has shut down.
   void Wait();
 
@@ -54,6 +75,8 @@ class CollisionServer {
   CollisionServer(const ServerOptions& options);
 
   ServerOptions options_;
+  std::unique_ptr<Metrics> metrics_;
+  int metrics_port_ = 0;
   std::unique_ptr<CollisionServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

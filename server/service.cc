@@ -1,59 +1,253 @@
 #include "server/service.h"
 
-#include <vector>
+#include <chrono>
+#include <string>
 
-#include "collision/core/batch.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace collision::server {
 namespace {
 
-grpc::Status ToGrpc(const absl::Status& s) {
-  if (s.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
-                      std::string(s.message()));
+constexpr char kUnary[] = "unary";
+constexpr char kBidi[] = "bidi_stream";
+
+bool Expired(grpc::CallbackServerContext* context) {
+  return context->IsCancelled() ||
+         std::chrono::system_clock::now() > context->deadline();
 }
 
 }  // namespace
 
-grpc::Status HandleIntersect(const v1::IntersectRequest& request,
-                             v1::IntersectResponse* response,
-                             const RequestLimits& limits) {
-  absl::StatusOr<ParsedIntersect> parsed =
-      ParseIntersectRequest(request, limits);
-  if (!parsed.ok()) return ToGrpc(parsed.status());
-  std::vector<IntersectResult> results(parsed->pairs.size());
-  IntersectBatch(parsed->pairs, parsed->boundary, absl::MakeSpan(results));
-  FillIntersectResponse(*parsed, results, response);
-  return grpc::Status::OK;
+CollisionServiceImpl::CollisionServiceImpl(const ServiceOptions& options,
+                                           Metrics* metrics)
+    : options_(options), metrics_(metrics), pool_(options.worker_threads) {}
+
+bool CollisionServiceImpl::Admit() {
+  const int now = in_flight_.fetch_add(1) + 1;
+  if (now > options_.max_in_flight) {
+    in_flight_.fetch_sub(1);
+    metrics_->Rejected("overloaded");
+    return false;
+  }
+  metrics_->SetInFlight(now);
+  return true;
 }
 
-grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
-                                v1::ClosestPointResponse* response,
-                                const RequestLimits& limits) {
-  absl::StatusOr<ParsedClosestPoint> parsed =
-      ParseClosestPointRequest(request, limits);
-  if (!parsed.ok()) return ToGrpc(parsed.status());
-  std::vector<ClosestPointResult> results(parsed->items.size());
-  ClosestPointBatch(parsed->items, parsed->boundary, absl::MakeSpan(results));
-  FillClosestPointResponse(results, response);
-  return grpc::Status::OK;
+void CollisionServiceImpl::Release() {
+  metrics_->SetInFlight(in_flight_.fetch_sub(1) - 1);
+}
+
+grpc::Status CollisionServiceImpl::Overloaded() const {
+  return grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("server overloaded: ", options_.max_in_flight,
+                   " requests in flight; retry after ",
+                   options_.retry_pushback_ms, " ms"));
+}
+
+HandlerContext CollisionServiceImpl::MakeContext(
+    grpc::CallbackServerContext* context) {
+  HandlerContext c;
+  c.limits = options_.limits;
+  c.run = [this, context](
+              std::size_t n,
+              const std::function<void(std::size_t, std::size_t)>& body) {
+    return pool_.ParallelFor(n, kChunk, body,
+                             [context] { return Expired(context); });
+  };
+  c.stopped_status = [this, context] {
+    if (context->IsCancelled()) {
+      metrics_->Rejected("cancelled");
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          "call cancelled; computation stopped");
+    }
+    metrics_->Rejected("deadline");
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        "deadline exceeded; computation stopped");
+  };
+  c.count_work = [this](const KindCounts& counts) {
+    for (int k = 0; k < kWorkKinds; ++k) {
+      if (counts[k] > 0) {
+        metrics_->PairsProcessed(WorkKindName(static_cast<WorkKind>(k)),
+                                 counts[k]);
+      }
+    }
+  };
+  return c;
+}
+
+template <typename Request, typename Response, typename Handler>
+grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
+    grpc::CallbackServerContext* context, const Request* request,
+    Response* response, const char* method, Handler handler) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::Time start = absl::Now();
+  metrics_->CallStarted(method, kUnary);
+  metrics_->MessageReceived(method, kUnary);
+  auto finish = [this, reactor, method, start](const grpc::Status& s) {
+    if (s.ok()) metrics_->MessageSent(method, kUnary);
+    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      metrics_->Rejected("invalid_argument");
+    }
+    metrics_->CallHandled(method, kUnary, s.error_code(),
+                          absl::ToDoubleSeconds(absl::Now() - start));
+    reactor->Finish(s);
+  };
+  if (!Admit()) {
+    context->AddTrailingMetadata("grpc-retry-pushback-ms",
+                                 std::to_string(options_.retry_pushback_ms));
+    finish(Overloaded());
+    return reactor;
+  }
+  pool_.Submit([this, context, request, response, handler, finish] {
+    const grpc::Status s = handler(*request, response, MakeContext(context));
+    Release();
+    finish(s);
+  });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::Intersect(
     grpc::CallbackServerContext* context, const v1::IntersectRequest* request,
     v1::IntersectResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(HandleIntersect(*request, response, limits_));
-  return reactor;
+  return Unary(context, request, response, "Intersect",
+               [](const auto& q, auto* r, const HandlerContext& c) {
+                 return HandleIntersect(q, r, c);
+               });
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
     grpc::CallbackServerContext* context,
     const v1::ClosestPointRequest* request,
     v1::ClosestPointResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(HandleClosestPoint(*request, response, limits_));
-  return reactor;
+  return Unary(context, request, response, "ClosestPoint",
+               [](const auto& q, auto* r, const HandlerContext& c) {
+                 return HandleClosestPoint(q, r, c);
+               });
+}
+
+grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(
+    grpc::CallbackServerContext* context,
+    const v1::IntersectColumnsRequest* request,
+    v1::IntersectColumnsResponse* response) {
+  return Unary(context, request, response, "IntersectColumns",
+               [](const auto& q, auto* r, const HandlerContext& c) {
+                 return HandleIntersectColumns(q, r, c);
+               });
+}
+
+grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPointColumns(
+    grpc::CallbackServerContext* context,
+    const v1::ClosestPointColumnsRequest* request,
+    v1::ClosestPointColumnsResponse* response) {
+  return Unary(context, request, response, "ClosestPointColumns",
+               [](const auto& q, auto* r, const HandlerContext& c) {
+                 return HandleClosestPointColumns(q, r, c);
+               });
+}
+
+// One message at a time: read, compute on the pool, write, read the next.
+// Responses therefore leave in request order. A rejected message gets a
+// response with `error` and the stream goes on.
+class QueryStreamReactor final
+    : public grpc::ServerBidiReactor<v1::QueryStreamRequest,
+                                     v1::QueryStreamResponse> {
+ public:
+  QueryStreamReactor(CollisionServiceImpl* service,
+                     grpc::CallbackServerContext* context)
+      : service_(service), context_(context), start_(absl::Now()) {
+    service_->metrics_->CallStarted("QueryStream", kBidi);
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the client half-closed, or the call is gone
+      Finish(grpc::Status::OK);
+      return;
+    }
+    service_->metrics_->MessageReceived("QueryStream", kBidi);
+    response_.Clear();
+    response_.set_sequence(request_.sequence());
+    if (!service_->Admit()) {
+      SetError(service_->Overloaded());
+      StartWrite(&response_);
+      return;
+    }
+    service_->pool_.Submit([this] {
+      Process();
+      service_->Release();
+      StartWrite(&response_);
+    });
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
+      return;
+    }
+    service_->metrics_->MessageSent("QueryStream", kBidi);
+    StartRead(&request_);
+  }
+
+  void OnDone() override {
+    service_->metrics_->CallHandled(
+        "QueryStream", kBidi,
+        context_->IsCancelled() ? grpc::StatusCode::CANCELLED
+                                : grpc::StatusCode::OK,
+        absl::ToDoubleSeconds(absl::Now() - start_));
+    delete this;
+  }
+
+ private:
+  void SetError(const grpc::Status& s) {
+    response_.clear_answer();
+    response_.mutable_error()->set_code(static_cast<int>(s.error_code()));
+    response_.mutable_error()->set_message(s.error_message());
+    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      service_->metrics_->Rejected("invalid_argument");
+    }
+  }
+
+  void Process() {
+    const HandlerContext c = service_->MakeContext(context_);
+    grpc::Status s;
+    switch (request_.query_case()) {
+      case v1::QueryStreamRequest::kIntersect:
+        s = HandleIntersect(request_.intersect(), response_.mutable_intersect(),
+                            c);
+        break;
+      case v1::QueryStreamRequest::kClosestPoint:
+        s = HandleClosestPoint(request_.closest_point(),
+                               response_.mutable_closest_point(), c);
+        break;
+      case v1::QueryStreamRequest::kIntersectColumns:
+        s = HandleIntersectColumns(request_.intersect_columns(),
+                                   response_.mutable_intersect_columns(), c);
+        break;
+      case v1::QueryStreamRequest::kClosestPointColumns:
+        s = HandleClosestPointColumns(request_.closest_point_columns(),
+                                      response_.mutable_closest_point_columns(),
+                                      c);
+        break;
+      default:
+        s = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                         "query is required: set intersect, closest_point, "
+                         "intersect_columns or closest_point_columns");
+    }
+    if (!s.ok()) SetError(s);
+  }
+
+  CollisionServiceImpl* const service_;
+  grpc::CallbackServerContext* const context_;
+  const absl::Time start_;
+  v1::QueryStreamRequest request_;
+  v1::QueryStreamResponse response_;
+};
+
+grpc::ServerBidiReactor<v1::QueryStreamRequest, v1::QueryStreamResponse>*
+CollisionServiceImpl::QueryStream(grpc::CallbackServerContext* context) {
+  return new QueryStreamReactor(this, context);
 }
 
 }  // namespace collision::server

@@ -1,38 +1,82 @@
 // The collision.v1.CollisionService implementation (gRPC callback API).
+//
+// Reactions stay short: every request is admitted (or shed) on gRPC's
+// thread and computed on our WorkerPool, large batches in chunks across all
+// cores, checking the call's deadline and cancellation between chunks.
 #ifndef COLLISION_SERVER_SERVICE_H_
 #define COLLISION_SERVER_SERVICE_H_
 
+#include <atomic>
+#include <cstddef>
+#include <string>
+
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "server/convert.h"
+#include "server/handlers.h"
+#include "server/metrics.h"
+#include "server/worker_pool.h"
 
 namespace collision::server {
 
-// Validates, computes and fills the response; the handlers below only wrap
-// these, so they are testable without a network.
-grpc::Status HandleIntersect(const v1::IntersectRequest& request,
-                             v1::IntersectResponse* response,
-                             const RequestLimits& limits);
-grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
-                                v1::ClosestPointResponse* response,
-                                const RequestLimits& limits);
+struct ServiceOptions {
+  RequestLimits limits;
+  // Requests (unary calls and stream messages) admitted at once, computing
+  // or waiting for a worker. Beyond it a request is answered at once with
+  // UNAVAILABLE and a `grpc-retry-pushback-ms` trailer: never an unbounded
+  // queue.
+  int max_in_flight = 64;
+  // The pushback sent with an overload rejection, in milliseconds.
+  int retry_pushback_ms = 20;
+  // Compute threads; 0 = one per hardware thread.
+  std::size_t worker_threads = 0;
+};
 
 class CollisionServiceImpl final
     : public v1::CollisionService::CallbackService {
  public:
-  explicit CollisionServiceImpl(RequestLimits limits) : limits_(limits) {}
+  // `metrics` must outlive the service.
+  CollisionServiceImpl(const ServiceOptions& options, Metrics* metrics);
 
-  grpc::ServerUnaryReactor* Intersect(
-      grpc::CallbackServerContext* context,
-      const v1::IntersectRequest* request,
-      v1::IntersectResponse* response) override;
+  grpc::ServerUnaryReactor* Intersect(grpc::CallbackServerContext* context,
+                                      const v1::IntersectRequest* request,
+                                      v1::IntersectResponse* response) override;
   grpc::ServerUnaryReactor* ClosestPoint(
       grpc::CallbackServerContext* context,
       const v1::ClosestPointRequest* request,
       v1::ClosestPointResponse* response) override;
+  grpc::ServerUnaryReactor* IntersectColumns(
+      grpc::CallbackServerContext* context,
+      const v1::IntersectColumnsRequest* request,
+      v1::IntersectColumnsResponse* response) override;
+  grpc::ServerUnaryReactor* ClosestPointColumns(
+      grpc::CallbackServerContext* context,
+      const v1::ClosestPointColumnsRequest* request,
+      v1::ClosestPointColumnsResponse* response) override;
+  grpc::ServerBidiReactor<v1::QueryStreamRequest, v1::QueryStreamResponse>*
+  QueryStream(grpc::CallbackServerContext* context) override;
+
+  int in_flight() const { return in_flight_.load(); }
+  const ServiceOptions& options() const { return options_; }
 
  private:
-  const RequestLimits limits_;
+  friend class QueryStreamReactor;
+
+  // Takes an in-flight slot; false (and nothing taken) when full.
+  bool Admit();
+  void Release();
+  grpc::Status Overloaded() const;
+  HandlerContext MakeContext(grpc::CallbackServerContext* context);
+  template <typename Request, typename Response, typename Handler>
+  grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context,
+                                  const Request* request, Response* response,
+                                  const char* method, Handler handler);
+
+  const ServiceOptions options_;
+  Metrics* const metrics_;
+  std::atomic<int> in_flight_{0};
+  // Declared last: destroyed first, so queued work finishes while the rest
+  // of the service is still alive.
+  WorkerPool pool_;
 };
 
 }  // namespace collision::server

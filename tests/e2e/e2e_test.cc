@@ -147,7 +147,7 @@ TEST_F(EndToEnd, InvalidInputGetsInvalidArgumentWithTheFieldPath) {
 
 TEST(EndToEndLimits, BatchOverTheLimitAndOversizedMessagesAreRejected) {
   server::ServerOptions options;
-  options.limits.max_batch = 100;
+  options.service.limits.max_batch = 100;
   options.max_receive_message_bytes = 4096;
   auto server = StartServer(options);
   ASSERT_NE(server, nullptr);

@@ -1,6 +1,8 @@
 // Request validation and the handlers, without a network: every rejected
 // input gets INVALID_ARGUMENT naming the item, field and reason, and nothing
 // is computed; accepted batches answer like the scalar reference.
+#include "server/convert.h"
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -10,7 +12,6 @@
 #include "collision/core/scalar.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/convert.h"
 #include "server/service.h"
 
 namespace collision::server {
@@ -55,10 +56,9 @@ TEST(Validate, NaNAndInfinityAreRejected) {
               HasSubstr("pairs[0].b.circle.center.y must be finite, got inf"));
   EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::Circle(0, 0, kNaN))),
               HasSubstr("pairs[0].b.circle.radius must be finite"));
-  EXPECT_THAT(
-      Message(OnePair(c::Point(0, 0),
-                      c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, kNaN))),
-      HasSubstr("pairs[0].b.rotated_rect.angle must be finite"));
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0),
+                              c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, kNaN))),
+              HasSubstr("pairs[0].b.rotated_rect.angle must be finite"));
 }
 
 TEST(Validate, MagnitudesBeyondTheBoundAreRejected) {
@@ -67,10 +67,9 @@ TEST(Validate, MagnitudesBeyondTheBoundAreRejected) {
   // A radius whose square would overflow float.
   EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::Circle(0, 0, 1e20f))),
               HasSubstr("pairs[0].b.circle.radius must be within"));
-  EXPECT_THAT(
-      Message(OnePair(c::Point(0, 0),
-                      c::RotatedRectFromPivot(1, 1, 3e9f, 0, 0, 0, 0))),
-      HasSubstr("pairs[0].b.rotated_rect.pivot.x must be within"));
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0),
+                              c::RotatedRectFromPivot(1, 1, 3e9f, 0, 0, 0, 0))),
+              HasSubstr("pairs[0].b.rotated_rect.pivot.x must be within"));
   EXPECT_THAT(
       Message(OnePair(c::Point(0, 0),
                       c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 1e5f))),
@@ -78,10 +77,9 @@ TEST(Validate, MagnitudesBeyondTheBoundAreRejected) {
 }
 
 TEST(Validate, NegativeSizesAndInvertedBoundsAreRejected) {
-  EXPECT_THAT(
-      Message(OnePair(c::Point(0, 0),
-                      c::RotatedRectFromPivot(-1, 1, 0, 0, 0, 0, 0))),
-      HasSubstr("pairs[0].b.rotated_rect.size.x must be >= 0, got -1"));
+  EXPECT_THAT(Message(OnePair(c::Point(0, 0),
+                              c::RotatedRectFromPivot(-1, 1, 0, 0, 0, 0, 0))),
+              HasSubstr("pairs[0].b.rotated_rect.size.x must be >= 0, got -1"));
   EXPECT_THAT(Message(OnePair(c::Point(0, 0), c::RectFromMinMax(5, 0, 4, 1))),
               HasSubstr("pairs[0].b.rect.max.x must be >= min.x (5), got 4"));
   EXPECT_THAT(
@@ -108,8 +106,8 @@ TEST(Validate, UnsetShapesAndMissingFieldsAreRejected) {
 
 TEST(Validate, NonUnitRotationIsRejected) {
   EXPECT_THAT(
-      Message(OnePair(c::Point(0, 0), c::RotatedRectFromPivotCosSin(
-                                          1, 1, 0, 0, 0, 0, 1, 1))),
+      Message(OnePair(c::Point(0, 0),
+                      c::RotatedRectFromPivotCosSin(1, 1, 0, 0, 0, 0, 1, 1))),
       HasSubstr("pairs[0].b.rotated_rect.rotation (cos, sin) must have unit"));
 }
 
@@ -118,8 +116,9 @@ TEST(Validate, UnsupportedAndMixedDimensionPairsAreRejected) {
       Message(OnePair(c::RectFromMinMax(0, 0, 1, 1),
                       c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 0))),
       HasSubstr("pairs[0]: rect vs rotated_rect is not a supported pair"));
-  EXPECT_THAT(Message(OnePair(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1))),
-              HasSubstr("pairs[0]: circle vs sphere mixes a 2D and a 3D shape"));
+  EXPECT_THAT(
+      Message(OnePair(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1))),
+      HasSubstr("pairs[0]: circle vs sphere mixes a 2D and a 3D shape"));
 }
 
 TEST(Validate, BoundaryRuleMustBeSetAndKnown) {
@@ -154,7 +153,8 @@ TEST(Validate, ClosestPointQueryMustBeABallOfTheSameDimension) {
   batch.Add(c::RectFromMinMax(0, 0, 1, 1), c::Point(0, 0));
   batch.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1));
   v1::ClosestPointResponse response;
-  grpc::Status s = HandleClosestPoint(batch.request(), &response, {});
+  grpc::Status s =
+      HandleClosestPoint(batch.request(), &response, RequestLimits{});
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(),
               HasSubstr("queries[0].query must be a point, circle, point3 or "
@@ -212,8 +212,9 @@ TEST(Handler, IntersectAnswersEveryPairLikeTheReference) {
   v1::IntersectRequest request = batch.request();
   v1::IntersectRequest supported = request;
   supported.clear_pairs();
+  v1::IntersectRequest one;
+  one.set_boundary(request.boundary());
   for (const v1::ShapePair& p : request.pairs()) {
-    v1::IntersectRequest one = request;
     one.clear_pairs();
     *one.add_pairs() = p;
     if (ParseIntersectRequest(one, {}).ok()) *supported.add_pairs() = p;
@@ -222,7 +223,7 @@ TEST(Handler, IntersectAnswersEveryPairLikeTheReference) {
   absl::StatusOr<ParsedIntersect> parsed = ParseIntersectRequest(supported, {});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   v1::IntersectResponse response;
-  ASSERT_TRUE(HandleIntersect(supported, &response, {}).ok());
+  ASSERT_TRUE(HandleIntersect(supported, &response, RequestLimits{}).ok());
   ASSERT_EQ(response.results_size(), supported.pairs_size());
   for (int i = 0; i < response.results_size(); ++i) {
     const ShapePair& p = parsed->pairs[i];
@@ -239,7 +240,7 @@ TEST(Handler, IntersectAnswersEveryPairLikeTheReference) {
 TEST(Handler, RelationAndSeparationOnlyWhenAskedFor) {
   v1::IntersectResponse response;
   ASSERT_TRUE(HandleIntersect(OnePair(c::Circle(0, 0, 1), c::Point(3, 0)),
-                              &response, {})
+                              &response, RequestLimits{})
                   .ok());
   EXPECT_EQ(response.results(0).relation(), v1::RELATION_UNSPECIFIED);
   EXPECT_EQ(response.results(0).separation(), 0.0f);
@@ -259,7 +260,8 @@ TEST(Handler, ClosestPointAnswersLikeTheReference) {
       ParseClosestPointRequest(batch.request(), {});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   v1::ClosestPointResponse response;
-  ASSERT_TRUE(HandleClosestPoint(batch.request(), &response, {}).ok());
+  ASSERT_TRUE(
+      HandleClosestPoint(batch.request(), &response, RequestLimits{}).ok());
   ASSERT_EQ(response.results_size(), 3000);
   for (int i = 0; i < 3000; ++i) {
     const ClosestPointItem& item = parsed->items[i];

@@ -1,0 +1,56 @@
+// The four query handlers, independent of gRPC's reactors: validate the
+// whole request, then compute it in chunks (possibly on several threads,
+// stopping between chunks on deadline or cancellation), then fill the
+// response.
+#ifndef COLLISION_SERVER_HANDLERS_H_
+#define COLLISION_SERVER_HANDLERS_H_
+
+#include <functional>
+
+#include "collision/v1/collision.pb.h"
+#include "grpcpp/support/status.h"
+#include "server/columns.h"
+#include "server/convert.h"
+
+namespace collision::server {
+
+struct HandlerContext {
+  RequestLimits limits;
+  // How chunks run; SequentialRunner() runs them inline and never stops.
+  ChunkRunner run = SequentialRunner();
+  // Why `run` stopped early (DEADLINE_EXCEEDED or CANCELLED).
+  std::function<grpc::Status()> stopped_status = [] {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+  };
+  // Receives the work done, by kind, after a successful compute.
+  std::function<void(const KindCounts&)> count_work = [](const KindCounts&) {};
+};
+
+grpc::Status HandleIntersect(const v1::IntersectRequest& request,
+                             v1::IntersectResponse* response,
+                             const HandlerContext& context);
+grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
+                                v1::ClosestPointResponse* response,
+                                const HandlerContext& context);
+grpc::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,
+                                    v1::IntersectColumnsResponse* response,
+                                    const HandlerContext& context);
+grpc::Status HandleClosestPointColumns(
+    const v1::ClosestPointColumnsRequest& request,
+    v1::ClosestPointColumnsResponse* response, const HandlerContext& context);
+
+// Single-threaded versions with only limits, for tests and tools.
+inline grpc::Status HandleIntersect(const v1::IntersectRequest& request,
+                                    v1::IntersectResponse* response,
+                                    const RequestLimits& limits) {
+  return HandleIntersect(request, response, HandlerContext{limits});
+}
+inline grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
+                                       v1::ClosestPointResponse* response,
+                                       const RequestLimits& limits) {
+  return HandleClosestPoint(request, response, HandlerContext{limits});
+}
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_HANDLERS_H_
