@@ -1,0 +1,276 @@
+// The golden vectors of testdata/golden/golden.json, checked three ways: the
+// scalar reference after the server's validation, the batch API (the SIMD
+// dispatcher the server runs), and a live server on 127.0.0.1 through the C++
+// client. Floats compare within the file's stated tolerance; hit, relation,
+// inside and error codes exactly; error messages must contain the case's
+// field-path substring.
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collision/client/client.h"
+#include "collision/core/batch.h"
+#include "collision/core/scalar.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/field_comparator.h"
+#include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "server/convert.h"
+#include "server/server.h"
+
+namespace collision {
+namespace {
+
+namespace pb = google::protobuf;
+using ::testing::HasSubstr;
+
+struct GoldenCase {
+  std::string name;
+  std::string rpc;  // "Intersect" or "ClosestPoint"
+  std::string request_json;
+  std::string response_json;  // empty for error cases
+  std::string error_code;     // e.g. "INVALID_ARGUMENT"
+  std::string message_contains;
+};
+
+void PrintTo(const GoldenCase& k, std::ostream* os) { *os << k.name; }
+
+struct Tolerance {
+  double absolute = 0;
+  double relative = 0;
+};
+
+std::string ToJson(const pb::Message& m) {
+  std::string out;
+  EXPECT_TRUE(pb::util::MessageToJsonString(m, &out).ok());
+  return out;
+}
+
+const pb::Value& Field(const pb::Struct& s, const std::string& key) {
+  static const pb::Value kNull;
+  auto it = s.fields().find(key);
+  return it == s.fields().end() ? kNull : it->second;
+}
+
+pb::Struct LoadFile() {
+  std::ifstream in(COLLISION_GOLDEN_JSON);
+  std::stringstream text;
+  text << in.rdbuf();
+  pb::Struct file;
+  const auto status = pb::util::JsonStringToMessage(text.str(), &file);
+  if (!status.ok()) {
+    ADD_FAILURE() << "cannot parse " << COLLISION_GOLDEN_JSON << ": "
+                  << status.ToString();
+  }
+  return file;
+}
+
+const pb::Struct& File() {
+  static const pb::Struct* file = new pb::Struct(LoadFile());
+  return *file;
+}
+
+std::vector<GoldenCase> LoadCases() {
+  std::vector<GoldenCase> cases;
+  for (const pb::Value& v : Field(File(), "cases").list_value().values()) {
+    const pb::Struct& s = v.struct_value();
+    GoldenCase k;
+    k.name = Field(s, "name").string_value();
+    k.rpc = Field(s, "rpc").string_value();
+    k.request_json = ToJson(Field(s, "request").struct_value());
+    if (s.fields().count("response")) {
+      k.response_json = ToJson(Field(s, "response").struct_value());
+    } else {
+      const pb::Struct& e = Field(s, "error").struct_value();
+      k.error_code = Field(e, "code").string_value();
+      k.message_contains = Field(e, "message_contains").string_value();
+    }
+    cases.push_back(k);
+  }
+  return cases;
+}
+
+Tolerance FileTolerance() {
+  const pb::Struct& c = Field(File(), "comparison").struct_value();
+  return {Field(c, "float_absolute").number_value(),
+          Field(c, "float_relative").number_value()};
+}
+
+template <typename M>
+M Parse(const std::string& json) {
+  M m;
+  const auto status = pb::util::JsonStringToMessage(json, &m);
+  EXPECT_TRUE(status.ok()) << status.ToString() << " in " << json;
+  return m;
+}
+
+// Empty string when equal within the tolerance, else the differences.
+std::string Diff(const pb::Message& want, const pb::Message& got) {
+  const Tolerance tol = FileTolerance();
+  pb::util::DefaultFieldComparator comparator;
+  comparator.set_float_comparison(
+      pb::util::DefaultFieldComparator::APPROXIMATE);
+  comparator.SetDefaultFractionAndMargin(tol.relative, tol.absolute);
+  pb::util::MessageDifferencer differ;
+  differ.set_field_comparator(&comparator);
+  differ.set_message_field_comparison(pb::util::MessageDifferencer::EQUIVALENT);
+  std::string report;
+  differ.ReportDifferencesToString(&report);
+  if (differ.Compare(want, got)) return "";
+  return report;
+}
+
+const char* CodeName(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kOk:
+      return "OK";
+    case absl::StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case absl::StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case absl::StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    default:
+      return "OTHER";
+  }
+}
+
+// Checks one answer (a status and, when OK, a response) against the case.
+template <typename Response>
+void Check(const GoldenCase& k, const absl::Status& status,
+           const Response& got) {
+  if (!k.error_code.empty()) {
+    EXPECT_STREQ(CodeName(status.code()), k.error_code.c_str()) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(k.message_contains));
+    return;
+  }
+  ASSERT_TRUE(status.ok()) << status;
+  const Response want = Parse<Response>(k.response_json);
+  EXPECT_EQ(Diff(want, got), "")
+      << "want " << ToJson(want) << "\ngot  " << ToJson(got);
+}
+
+// The scalar reference (use_batch false) or the batch API, after the
+// server's validation, exactly as the server would answer.
+void CheckInProcess(const GoldenCase& k, bool use_batch) {
+  const server::RequestLimits limits;
+  if (k.rpc == "Intersect") {
+    const auto request = Parse<v1::IntersectRequest>(k.request_json);
+    auto parsed = server::ParseIntersectRequest(request, limits);
+    v1::IntersectResponse response;
+    if (parsed.ok()) {
+      std::vector<IntersectResult> results(parsed->pairs.size());
+      if (use_batch) {
+        IntersectBatch(parsed->pairs, parsed->boundary,
+                       absl::MakeSpan(results));
+      } else {
+        for (size_t i = 0; i < results.size(); ++i) {
+          results[i] = Intersect(parsed->pairs[i].a, parsed->pairs[i].b,
+                                 parsed->boundary);
+        }
+      }
+      server::FillIntersectResponse(*parsed, results, &response);
+    }
+    Check(k, parsed.status(), response);
+  } else {
+    ASSERT_EQ(k.rpc, "ClosestPoint");
+    const auto request = Parse<v1::ClosestPointRequest>(k.request_json);
+    auto parsed = server::ParseClosestPointRequest(request, limits);
+    v1::ClosestPointResponse response;
+    if (parsed.ok()) {
+      std::vector<ClosestPointResult> results(parsed->items.size());
+      if (use_batch) {
+        ClosestPointBatch(parsed->items, parsed->boundary,
+                          absl::MakeSpan(results));
+      } else {
+        for (size_t i = 0; i < results.size(); ++i) {
+          results[i] = ClosestPoint(parsed->items[i].query,
+                                    parsed->items[i].target, parsed->boundary);
+        }
+      }
+      server::FillClosestPointResponse(results, &response);
+    }
+    Check(k, parsed.status(), response);
+  }
+}
+
+// One server for the whole process, started on first use.
+struct LiveServer {
+  std::unique_ptr<server::CollisionServer> server;
+  std::unique_ptr<client::Client> client;
+};
+
+LiveServer& Live() {
+  static LiveServer* live = [] {
+    auto* l = new LiveServer;
+    server::ServerOptions options;
+    options.address = "127.0.0.1:0";
+    options.allow_reuseport = false;
+    auto s = server::CollisionServer::Start(options);
+    EXPECT_TRUE(s.ok()) << s.status();
+    if (!s.ok()) return l;
+    l->server = *std::move(s);
+    auto c = client::Client::Create(l->server->address());
+    EXPECT_TRUE(c.ok()) << c.status();
+    if (!c.ok()) return l;
+    l->client = *std::move(c);
+    EXPECT_TRUE(l->client->WaitUntilServing(absl::Seconds(10)).ok());
+    return l;
+  }();
+  return *live;
+}
+
+class Golden : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST(GoldenFile, HasCasesOfEveryKind) {
+  const std::vector<GoldenCase> cases = LoadCases();
+  int errors = 0, closest = 0;
+  for (const GoldenCase& k : cases) {
+    errors += !k.error_code.empty();
+    closest += k.rpc == "ClosestPoint";
+  }
+  EXPECT_GE(cases.size(), 60u);
+  EXPECT_GE(errors, 15);
+  EXPECT_GE(closest, 8);
+  EXPECT_GT(FileTolerance().absolute, 0);
+  EXPECT_GT(FileTolerance().relative, 0);
+}
+
+TEST_P(Golden, ScalarReference) { CheckInProcess(GetParam(), false); }
+
+TEST_P(Golden, BatchApi) { CheckInProcess(GetParam(), true); }
+
+TEST_P(Golden, LiveServer) {
+  const GoldenCase& k = GetParam();
+  LiveServer& live = Live();
+  ASSERT_NE(live.client, nullptr);
+  if (k.rpc == "Intersect") {
+    auto r =
+        live.client->Intersect(Parse<v1::IntersectRequest>(k.request_json));
+    Check(k, r.status(), r.ok() ? *r : v1::IntersectResponse());
+  } else {
+    auto r = live.client->ClosestPoint(
+        Parse<v1::ClosestPointRequest>(k.request_json));
+    Check(k, r.status(), r.ok() ? *r : v1::ClosestPointResponse());
+  }
+}
+
+std::string CaseName(const ::testing::TestParamInfo<GoldenCase>& info) {
+  std::string name = info.param.name;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, Golden, ::testing::ValuesIn(LoadCases()),
+                         CaseName);
+
+}  // namespace
+}  // namespace collision
