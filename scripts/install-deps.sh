@@ -25,3 +25,14 @@ if ((${#missing[@]})); then
 else
   echo "install-deps: all ${#packages[@]} packages already installed"
 fi
+
+# The Node client's tests need node and npm (the test suite installs the npm
+# packages itself from clients/node/package-lock.json). Machine images may
+# ship their own node; Debian's is installed only when there is none.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends nodejs npm
+fi
