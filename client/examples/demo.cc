@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
       {"circle fully inside a rect", c::Circle(50, 50, 1),
        c::RectFromMinMax(0, 0, 100, 100)},
       {"point on a rotated rect's edge (45 deg about its centre)",
-       c::Point(0, 0), c::RotatedRectAboutCenter(-1, -1, 2, 2,
-                                                 c::DegreesToRadians(45))},
+       c::Point(0, 0),
+       c::RotatedRectAboutCenter(-1, -1, 2, 2, c::DegreesToRadians(45))},
       {"sphere r=1 at (0,0,3) vs box centre 0 half 2 (touching)",
        c::Sphere(0, 0, 3, 1), c::BoxFromCenterHalfExtents(0, 0, 0, 2, 2, 2)},
   };

@@ -1,8 +1,16 @@
 #include "collision/client/client.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -11,18 +19,141 @@
 namespace collision::client {
 namespace {
 
-absl::Status FromGrpc(const grpc::Status& s) {
+constexpr char kPushbackTrailer[] = "grpc-retry-pushback-ms";
+
+absl::Status FromGrpc(const grpc::Status& s,
+                      const grpc::ClientContext& context) {
   if (s.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                      s.error_message());
+  absl::Status out(static_cast<absl::StatusCode>(s.error_code()),
+                   s.error_message());
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto it = trailers.find(kPushbackTrailer);
+  if (it != trailers.end()) {
+    out.SetPayload(
+        kPushbackPayloadUrl,
+        absl::Cord(std::string(it->second.data(), it->second.size())));
+  }
+  return out;
 }
 
-void SetDeadline(grpc::ClientContext* context, absl::Duration timeout) {
-  context->set_deadline(std::chrono::system_clock::now() +
-                        absl::ToChronoMicroseconds(timeout));
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": cannot read \"", path, "\": ", std::strerror(errno)));
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (s.str().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": \"", path, "\" is empty"));
+  }
+  return s.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(
+    const TlsOptions& tls) {
+  if (!tls.enabled) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions ssl;
+  if (!tls.root_ca_file.empty()) {
+    absl::StatusOr<std::string> ca =
+        ReadFile(tls.root_ca_file, "tls.root_ca_file");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *std::move(ca);
+  }
+  if (tls.cert_chain_file.empty() != tls.private_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "tls.cert_chain_file and tls.private_key_file go together");
+  }
+  if (!tls.cert_chain_file.empty()) {
+    absl::StatusOr<std::string> cert =
+        ReadFile(tls.cert_chain_file, "tls.cert_chain_file");
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key =
+        ReadFile(tls.private_key_file, "tls.private_key_file");
+    if (!key.ok()) return key.status();
+    ssl.pem_cert_chain = *std::move(cert);
+    ssl.pem_private_key = *std::move(key);
+  }
+  return grpc::SslCredentials(ssl);
+}
+
+std::string Seconds(absl::Duration d) {
+  return absl::StrFormat("%.6fs", absl::ToDoubleSeconds(d));
+}
+
+// One callback call: owns everything gRPC needs until it completes.
+template <typename Request, typename Response>
+struct AsyncCall {
+  grpc::ClientContext context;
+  std::shared_ptr<const Request> request;
+  Response response;
+  Callback<Response> done;
+};
+
+template <typename Request, typename Response, typename Start>
+void StartAsync(std::shared_ptr<const Request> request, Callback<Response> done,
+                Start start) {
+  auto* call = new AsyncCall<Request, Response>;
+  call->request = std::move(request);
+  call->done = std::move(done);
+  start(&call->context, call->request.get(), &call->response,
+        [call](grpc::Status s) {
+          std::unique_ptr<AsyncCall<Request, Response>> owned(call);
+          if (s.ok()) {
+            owned->done(std::move(owned->response));
+          } else {
+            owned->done(FromGrpc(s, owned->context));
+          }
+        });
+}
+
+template <typename Response, typename Request, typename AsyncFn>
+std::future<absl::StatusOr<Response>> AsFuture(Request request, AsyncFn async) {
+  auto promise = std::make_shared<std::promise<absl::StatusOr<Response>>>();
+  std::future<absl::StatusOr<Response>> future = promise->get_future();
+  async(std::make_shared<const Request>(std::move(request)),
+        [promise](absl::StatusOr<Response> r) {
+          promise->set_value(std::move(r));
+        });
+  return future;
 }
 
 }  // namespace
+
+std::optional<absl::Duration> RetryPushback(const absl::Status& status) {
+  auto payload = status.GetPayload(kPushbackPayloadUrl);
+  if (!payload.has_value()) return std::nullopt;
+  int64_t ms = 0;
+  if (!absl::SimpleAtoi(std::string(*payload), &ms) || ms < 0) {
+    return std::nullopt;
+  }
+  return absl::Milliseconds(ms);
+}
+
+std::string ServiceConfigJson(const ClientOptions& options) {
+  std::string json = "{";
+  if (!options.load_balancing_policy.empty()) {
+    absl::StrAppend(&json, R"("loadBalancingConfig":[{")",
+                    options.load_balancing_policy, R"(":{}}])");
+  }
+  const RetryOptions& r = options.retry;
+  if (r.enabled) {
+    if (json.size() > 1) json += ",";
+    absl::StrAppend(
+        &json,
+        R"("methodConfig":[{"name":[{"service":"collision.v1.CollisionService"}],)",
+        R"("retryPolicy":{"maxAttempts":)", r.max_attempts,
+        R"(,"initialBackoff":")", Seconds(r.initial_backoff),
+        R"(","maxBackoff":")", Seconds(r.max_backoff),
+        R"(","backoffMultiplier":)", r.backoff_multiplier,
+        R"(,"retryableStatusCodes":["UNAVAILABLE"]}}],)",
+        R"("retryThrottling":{"maxTokens":)", r.max_tokens, R"(,"tokenRatio":)",
+        absl::StrFormat("%.3f", r.token_ratio), "}");
+  }
+  return json + "}";
+}
 
 Client::Client(std::shared_ptr<grpc::Channel> channel,
                const ClientOptions& options)
@@ -37,15 +168,35 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   if (options.timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("timeout must be > 0");
   }
+  if (options.stream_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("stream_timeout must be > 0");
+  }
+  const RetryOptions& r = options.retry;
+  if (r.enabled &&
+      (r.max_attempts < 2 || r.initial_backoff <= absl::ZeroDuration() ||
+       r.max_backoff < r.initial_backoff || r.backoff_multiplier <= 0 ||
+       r.max_tokens <= 0 || r.token_ratio <= 0)) {
+    return absl::InvalidArgumentError(
+        "retry: need max_attempts >= 2, 0 < initial_backoff <= max_backoff, "
+        "backoff_multiplier > 0, max_tokens > 0 and token_ratio > 0");
+  }
+  if (options.bearer_token.find_first_of("\r\n") != std::string::npos) {
+    return absl::InvalidArgumentError("bearer_token has a line break");
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      Credentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
+
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
-  if (!options.load_balancing_policy.empty()) {
-    args.SetServiceConfigJSON(absl::StrCat(R"({"loadBalancingConfig":[{")",
-                                           options.load_balancing_policy,
-                                           R"(":{}}]})"));
+  args.SetServiceConfigJSON(ServiceConfigJson(options));
+  if (options.tls.enabled && !options.tls.server_name_override.empty()) {
+    args.SetSslTargetNameOverride(options.tls.server_name_override);
   }
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      target, grpc::InsecureChannelCredentials(), args);
+  if (options.own_connection)
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel(target, *credentials, args);
   if (channel == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot create a channel to ", target));
@@ -53,34 +204,70 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   return std::unique_ptr<Client>(new Client(std::move(channel), options));
 }
 
-absl::StatusOr<v1::IntersectResponse> Client::Intersect(
-    const v1::IntersectRequest& request) const {
-  grpc::ClientContext context;
-  SetDeadline(&context, options_.timeout);
-  v1::IntersectResponse response;
-  grpc::Status s = stub_->Intersect(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s);
-  return response;
+void Client::Prepare(grpc::ClientContext* context,
+                     absl::Duration timeout) const {
+  if (timeout != absl::InfiniteDuration()) {
+    context->set_deadline(std::chrono::system_clock::now() +
+                          absl::ToChronoMicroseconds(timeout));
+  }
+  if (!options_.bearer_token.empty()) {
+    context->AddMetadata("authorization",
+                         absl::StrCat("Bearer ", options_.bearer_token));
+  }
 }
 
-absl::StatusOr<v1::ClosestPointResponse> Client::ClosestPoint(
-    const v1::ClosestPointRequest& request) const {
-  grpc::ClientContext context;
-  SetDeadline(&context, options_.timeout);
-  v1::ClosestPointResponse response;
-  grpc::Status s = stub_->ClosestPoint(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s);
-  return response;
+#define COLLISION_CLIENT_RPC(Rpc, Request, Response)                           \
+  absl::StatusOr<v1::Response> Client::Rpc(const v1::Request& request) const { \
+    grpc::ClientContext context;                                               \
+    Prepare(&context, options_.timeout);                                       \
+    v1::Response response;                                                     \
+    grpc::Status s = stub_->Rpc(&context, request, &response);                 \
+    if (!s.ok()) return FromGrpc(s, context);                                  \
+    return response;                                                           \
+  }                                                                            \
+  void Client::Rpc##Async(std::shared_ptr<const v1::Request> request,          \
+                          Callback<v1::Response> done) const {                 \
+    StartAsync<v1::Request, v1::Response>(                                     \
+        std::move(request), std::move(done),                                   \
+        [this](grpc::ClientContext* context, const v1::Request* req,           \
+               v1::Response* resp, std::function<void(grpc::Status)> cb) {     \
+          Prepare(context, options_.timeout);                                  \
+          stub_->async()->Rpc(context, req, resp, std::move(cb));              \
+        });                                                                    \
+  }                                                                            \
+  std::future<absl::StatusOr<v1::Response>> Client::Rpc##Future(               \
+      v1::Request request) const {                                             \
+    return AsFuture<v1::Response>(std::move(request),                          \
+                                  [this](std::shared_ptr<const v1::Request> r, \
+                                         Callback<v1::Response> done) {        \
+                                    Rpc##Async(std::move(r), std::move(done)); \
+                                  });                                          \
+  }
+
+// The four unary RPCs share one shape; a macro keeps them identical.
+COLLISION_CLIENT_RPC(Intersect, IntersectRequest, IntersectResponse)
+COLLISION_CLIENT_RPC(ClosestPoint, ClosestPointRequest, ClosestPointResponse)
+COLLISION_CLIENT_RPC(IntersectColumns, IntersectColumnsRequest,
+                     IntersectColumnsResponse)
+COLLISION_CLIENT_RPC(ClosestPointColumns, ClosestPointColumnsRequest,
+                     ClosestPointColumnsResponse)
+#undef COLLISION_CLIENT_RPC
+
+absl::StatusOr<std::unique_ptr<QuerySession>> Client::OpenSession() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  Prepare(context.get(), options_.stream_timeout);
+  return std::unique_ptr<QuerySession>(
+      new QuerySession(std::move(context), stub_.get()));
 }
 
 absl::StatusOr<bool> Client::IsServing(const std::string& service) const {
   grpc::ClientContext context;
-  SetDeadline(&context, options_.timeout);
+  Prepare(&context, options_.timeout);
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse response;
   grpc::Status s = health_->Check(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return FromGrpc(s, context);
   return response.status() == grpc::health::v1::HealthCheckResponse::SERVING;
 }
 
@@ -97,9 +284,9 @@ absl::Status Client::WaitUntilServing(absl::Duration timeout) const {
                         : serving.status();
     absl::SleepFor(absl::Milliseconds(20));
   }
-  return absl::DeadlineExceededError(
-      absl::StrCat("not serving after ", absl::FormatDuration(timeout), ": ",
-                   last.ToString()));
+  return absl::DeadlineExceededError(absl::StrCat("not serving after ",
+                                                  absl::FormatDuration(timeout),
+                                                  ": ", last.ToString()));
 }
 
 }  // namespace collision::client

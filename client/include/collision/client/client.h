@@ -6,40 +6,107 @@
 //   collision::client::IntersectBatch batch;
 //   batch.Add(Circle(5, 5, 2), RectFromCornerSize(6, 0, 4, 4));
 //   absl::StatusOr<v1::IntersectResponse> r = (*client)->Intersect(batch);
+//
+// Every RPC comes in three flavours: blocking (`Intersect`), callback
+// (`IntersectAsync`, the callback runs on a gRPC thread: keep it short) and
+// future (`IntersectFuture`). The per-tick stream is a `QuerySession`.
 #ifndef COLLISION_CLIENT_CLIENT_H_
 #define COLLISION_CLIENT_CLIENT_H_
 
+#include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "collision/client/columns.h"
+#include "collision/client/session.h"
 #include "collision/client/shapes.h"
 #include "collision/v1/collision.grpc.pb.h"
-#include "grpcpp/channel.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
 
 namespace collision::client {
 
+// Retries of failed calls, done by gRPC itself from the channel's service
+// config. Only UNAVAILABLE is retried (the server sheds load with it and a
+// `grpc-retry-pushback-ms` trailer, which gRPC honours between attempts);
+// every retry spends from a per-channel token budget (gRPC retryThrottling)
+// so that a struggling server is not hammered.
+struct RetryOptions {
+  bool enabled = true;
+  int max_attempts = 4;  // 2..5 (gRPC caps at 5); the first call counts
+  absl::Duration initial_backoff = absl::Milliseconds(20);
+  absl::Duration max_backoff = absl::Seconds(1);
+  double backoff_multiplier = 2.0;
+  // Retry budget: retries stop while tokens <= max_tokens / 2; each failure
+  // costs 1 token and each success gives back token_ratio.
+  int max_tokens = 100;
+  double token_ratio = 0.1;
+};
+
+// TLS, from PEM files. With `enabled` and no root CA file, the system roots
+// are used. A client certificate needs both cert_chain_file and
+// private_key_file (mutual TLS).
+struct TlsOptions {
+  bool enabled = false;
+  std::string root_ca_file;
+  std::string cert_chain_file;
+  std::string private_key_file;
+  // Checks the server's certificate against this name instead of the
+  // target's host (tests, IP targets).
+  std::string server_name_override;
+};
+
 struct ClientOptions {
-  // Deadline of every call, from the moment it is made.
+  // Deadline of every unary call, from the moment it is made.
   absl::Duration timeout = absl::Seconds(5);
+  // Deadline of a whole QuerySession; infinite by default (a session lives
+  // as long as the game does), end it with Finish().
+  absl::Duration stream_timeout = absl::InfiniteDuration();
   // gRPC load-balancing policy: "" keeps gRPC's default (pick_first);
   // "round_robin" spreads calls over every address the target resolves to
   // (e.g. "dns:///collision.example:50051" or "ipv4:127.0.0.1:1,127.0.0.1:2").
   std::string load_balancing_policy;
   // Largest response accepted, in bytes.
   int max_receive_message_bytes = 64 * 1024 * 1024;
+  RetryOptions retry;
+  TlsOptions tls;
+  // Sent as `authorization: Bearer <token>` metadata on every call when not
+  // empty (also on plaintext channels: keep those on trusted networks).
+  std::string bearer_token;
+  // Gives this client its own TCP connections instead of sharing gRPC's
+  // process-wide ones with other clients of the same target and options
+  // (load tests that want N separate connections).
+  bool own_connection = false;
 };
+
+// The pushback the server asked for in a `grpc-retry-pushback-ms` trailer
+// of a failed call, if any (attached to the returned status as a payload).
+std::optional<absl::Duration> RetryPushback(const absl::Status& status);
+inline constexpr char kPushbackPayloadUrl[] =
+    "type.collision.dev/grpc-retry-pushback-ms";
+
+// The service config JSON the channel is created with (load balancing,
+// retry policy, retry throttling); exposed for tests and logging.
+std::string ServiceConfigJson(const ClientOptions& options);
+
+template <typename Response>
+using Callback = std::function<void(absl::StatusOr<Response>)>;
 
 class Client {
  public:
   // Creates the channel (it connects lazily, on the first call). Fails on an
-  // empty target or invalid options.
+  // empty target, invalid options, or TLS files that cannot be read.
   static absl::StatusOr<std::unique_ptr<Client>> Create(
       const std::string& target, const ClientOptions& options = {});
 
+  // ---- Blocking calls ----
   absl::StatusOr<v1::IntersectResponse> Intersect(
       const v1::IntersectRequest& request) const;
   absl::StatusOr<v1::IntersectResponse> Intersect(
@@ -52,6 +119,46 @@ class Client {
       const ClosestPointBatch& batch) const {
     return ClosestPoint(batch.request());
   }
+  absl::StatusOr<v1::IntersectColumnsResponse> IntersectColumns(
+      const v1::IntersectColumnsRequest& request) const;
+  absl::StatusOr<v1::IntersectColumnsResponse> IntersectColumns(
+      const IntersectColumnsBatch& batch) const {
+    return IntersectColumns(batch.request());
+  }
+  absl::StatusOr<v1::ClosestPointColumnsResponse> ClosestPointColumns(
+      const v1::ClosestPointColumnsRequest& request) const;
+  absl::StatusOr<v1::ClosestPointColumnsResponse> ClosestPointColumns(
+      const ClosestPointColumnsBatch& batch) const {
+    return ClosestPointColumns(batch.request());
+  }
+
+  // ---- Callback calls ----
+  // `done` runs exactly once, on a gRPC thread, after the call ends. The
+  // request is shared, not copied: it must not change until `done` runs.
+  void IntersectAsync(std::shared_ptr<const v1::IntersectRequest> request,
+                      Callback<v1::IntersectResponse> done) const;
+  void ClosestPointAsync(std::shared_ptr<const v1::ClosestPointRequest> request,
+                         Callback<v1::ClosestPointResponse> done) const;
+  void IntersectColumnsAsync(
+      std::shared_ptr<const v1::IntersectColumnsRequest> request,
+      Callback<v1::IntersectColumnsResponse> done) const;
+  void ClosestPointColumnsAsync(
+      std::shared_ptr<const v1::ClosestPointColumnsRequest> request,
+      Callback<v1::ClosestPointColumnsResponse> done) const;
+
+  // ---- Future calls ---- (the request is copied)
+  std::future<absl::StatusOr<v1::IntersectResponse>> IntersectFuture(
+      v1::IntersectRequest request) const;
+  std::future<absl::StatusOr<v1::ClosestPointResponse>> ClosestPointFuture(
+      v1::ClosestPointRequest request) const;
+  std::future<absl::StatusOr<v1::IntersectColumnsResponse>>
+  IntersectColumnsFuture(v1::IntersectColumnsRequest request) const;
+  std::future<absl::StatusOr<v1::ClosestPointColumnsResponse>>
+  ClosestPointColumnsFuture(v1::ClosestPointColumnsRequest request) const;
+
+  // ---- Streaming ----
+  // Opens a QueryStream session (see session.h).
+  absl::StatusOr<std::unique_ptr<QuerySession>> OpenSession() const;
 
   // One standard health check of `service` ("" = the whole server): true
   // when SERVING.
@@ -61,9 +168,12 @@ class Client {
   absl::Status WaitUntilServing(absl::Duration timeout) const;
 
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  const ClientOptions& options() const { return options_; }
 
  private:
   Client(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options);
+  // Deadline and bearer token.
+  void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;
 
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
