@@ -9,6 +9,7 @@ packages=(
   libabsl-dev libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev
   prometheus-cpp-dev libssl-dev openssl curl
   python3 python3-grpcio python3-protobuf
+  nlohmann-json3-dev
 )
 
 missing=()

@@ -1,0 +1,215 @@
+// collision_load: load-tests a collision server and reports throughput,
+// latency percentiles, errors by status code and client CPU, as text, JSON,
+// CSV and a self-contained HTML page. Flags live here only and are turned
+// into the options structs of workload.h, runner.h and report.h.
+//
+//   collision_load --target=127.0.0.1:50051 --rpc=intersect_columns
+//       --batch=1000 --concurrency=16 --duration=30s --html_out=report.html
+//
+// Exit status: 0 ok, 1 bad flags or setup, 2 --verify found mismatches,
+// 3 --baseline found a regression.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "tools/report.h"
+#include "tools/runner.h"
+#include "tools/workload.h"
+
+ABSL_FLAG(std::string, target, "127.0.0.1:50051",
+          "server host:port; several comma-separated host:port are called "
+          "round-robin; any gRPC target (e.g. dns:///name:port) works too");
+ABSL_FLAG(std::string, lb, "",
+          "load-balancing policy (default: round_robin for several targets)");
+ABSL_FLAG(std::string, rpc, "intersect_pairs",
+          "rpc mix: name[:weight],... of intersect|closest x "
+          "_pairs|_columns|_stream (stream sends columns over QueryStream)");
+ABSL_FLAG(std::string, kinds, "circle_rect",
+          "pair-kind mix: name[:weight],... of circle_circle, circle_rect, "
+          "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, box_box");
+ABSL_FLAG(int, batch, 100, "pairs (or queries) per request");
+ABSL_FLAG(int, pool, 64, "distinct prepared requests, cycled");
+ABSL_FLAG(uint64_t, seed, 1, "seed of the workload and Poisson arrivals");
+ABSL_FLAG(bool, exclusive, false,
+          "boundary rule EXCLUSIVE (default INCLUSIVE)");
+ABSL_FLAG(int, concurrency, 8, "calls in flight (worker threads)");
+ABSL_FLAG(int, connections, 1, "separate channels / TCP connections");
+ABSL_FLAG(int64_t, requests, 0, "measured requests; 0: run for --duration");
+ABSL_FLAG(absl::Duration, duration, absl::Seconds(10), "measured run time");
+ABSL_FLAG(absl::Duration, warmup, absl::Seconds(1), "unmeasured warm-up time");
+ABSL_FLAG(double, rate, 0,
+          "open loop at this many requests/s in total; 0: closed loop");
+ABSL_FLAG(bool, poisson, false, "open loop with Poisson (exponential) gaps");
+ABSL_FLAG(absl::Duration, deadline, absl::Seconds(5), "deadline of every call");
+ABSL_FLAG(int, retries, 4, "gRPC max attempts on UNAVAILABLE (1 = none)");
+ABSL_FLAG(std::string, tls_ca, "", "TLS: root CA PEM file (turns TLS on)");
+ABSL_FLAG(std::string, tls_cert, "", "TLS: client certificate chain PEM");
+ABSL_FLAG(std::string, tls_key, "", "TLS: client private key PEM");
+ABSL_FLAG(std::string, tls_server_name, "", "TLS: expected server name");
+ABSL_FLAG(bool, tls, false, "TLS with the system roots");
+ABSL_FLAG(std::string, token_file, "",
+          "file holding a bearer token sent as `authorization: Bearer ...`");
+ABSL_FLAG(double, verify, 0,
+          "share of responses (0..1) recomputed with the scalar reference");
+ABSL_FLAG(std::string, format, "text", "stdout report: text, json or csv");
+ABSL_FLAG(std::string, json_out, "", "also write the JSON report here");
+ABSL_FLAG(std::string, csv_out, "", "also write the CSV report here");
+ABSL_FLAG(std::string, html_out, "", "also write the HTML report here");
+ABSL_FLAG(std::string, baseline, "", "JSON report to compare with");
+ABSL_FLAG(double, max_regression, 1.2,
+          "with --baseline: allowed ratio (1.2 = 20% slower) before exit 3");
+ABSL_FLAG(std::string, progress, "auto",
+          "live progress line: auto (a TTY), on, off");
+
+namespace {
+
+using namespace collision::load;  // NOLINT: a main file
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "collision_load: %s\n", message.c_str());
+  return 1;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+absl::StatusOr<std::string> ReadToken(const std::string& path) {
+  std::ifstream in(path);
+  std::string token;
+  if (!in || !std::getline(in, token) || token.empty()) {
+    return absl::InvalidArgumentError("cannot read a token from " + path);
+  }
+  return token;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Load-tests a collision server: collision_load --target=host:port "
+      "[--rpc=...] [--batch=N] [--concurrency=N] [--duration=10s]");
+  absl::ParseCommandLine(argc, argv);
+
+  WorkloadOptions w;
+  auto ops = ParseOpMix(absl::GetFlag(FLAGS_rpc));
+  if (!ops.ok()) return Fail(ops.status().ToString());
+  auto kinds = ParseKindMix(absl::GetFlag(FLAGS_kinds));
+  if (!kinds.ok()) return Fail(kinds.status().ToString());
+  w.ops = *ops;
+  w.kinds = *kinds;
+  w.seed = absl::GetFlag(FLAGS_seed);
+  w.batch = absl::GetFlag(FLAGS_batch);
+  w.pool = absl::GetFlag(FLAGS_pool);
+  w.exclusive = absl::GetFlag(FLAGS_exclusive);
+  w.verify = absl::GetFlag(FLAGS_verify) > 0;
+
+  RunOptions o;
+  std::vector<std::string> targets =
+      absl::StrSplit(absl::GetFlag(FLAGS_target), ',', absl::SkipEmpty());
+  if (targets.empty()) return Fail("--target is empty");
+  o.target = targets[0];
+  o.client.load_balancing_policy = absl::GetFlag(FLAGS_lb);
+  if (targets.size() > 1) {
+    o.target =
+        absl::StrCat(absl::StartsWith(targets[0], "[") ? "ipv6:" : "ipv4:",
+                     absl::StrJoin(targets, ","));
+    if (o.client.load_balancing_policy.empty()) {
+      o.client.load_balancing_policy = "round_robin";
+    }
+  }
+  o.client.timeout = absl::GetFlag(FLAGS_deadline);
+  o.client.retry.enabled = absl::GetFlag(FLAGS_retries) > 1;
+  o.client.retry.max_attempts = absl::GetFlag(FLAGS_retries);
+  o.client.tls.root_ca_file = absl::GetFlag(FLAGS_tls_ca);
+  o.client.tls.cert_chain_file = absl::GetFlag(FLAGS_tls_cert);
+  o.client.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);
+  o.client.tls.server_name_override = absl::GetFlag(FLAGS_tls_server_name);
+  o.client.tls.enabled = absl::GetFlag(FLAGS_tls) ||
+                         !o.client.tls.root_ca_file.empty() ||
+                         !o.client.tls.cert_chain_file.empty();
+  if (!absl::GetFlag(FLAGS_token_file).empty()) {
+    auto token = ReadToken(absl::GetFlag(FLAGS_token_file));
+    if (!token.ok()) return Fail(token.status().ToString());
+    o.client.bearer_token = *token;
+  }
+  o.concurrency = absl::GetFlag(FLAGS_concurrency);
+  o.connections = absl::GetFlag(FLAGS_connections);
+  o.requests = absl::GetFlag(FLAGS_requests);
+  o.duration = absl::GetFlag(FLAGS_duration);
+  o.warmup = absl::GetFlag(FLAGS_warmup);
+  o.rate = absl::GetFlag(FLAGS_rate);
+  o.poisson = absl::GetFlag(FLAGS_poisson);
+  o.seed = w.seed;
+  o.verify_fraction = absl::GetFlag(FLAGS_verify);
+  const std::string progress = absl::GetFlag(FLAGS_progress);
+  o.progress = progress == "on" || (progress == "auto" && isatty(2));
+  const std::string format = absl::GetFlag(FLAGS_format);
+  if (format != "text" && format != "json" && format != "csv") {
+    return Fail("--format must be text, json or csv");
+  }
+
+  auto workload = Workload::Create(w);
+  if (!workload.ok()) return Fail(workload.status().ToString());
+  auto run = Run(o, *workload);
+  if (!run.ok()) return Fail(run.status().ToString());
+
+  ReportConfig rc;
+  rc.target = o.target;
+  rc.ops = absl::GetFlag(FLAGS_rpc);
+  rc.kinds = absl::GetFlag(FLAGS_kinds);
+  rc.batch = w.batch;
+  rc.concurrency = o.concurrency;
+  rc.connections = o.connections;
+  rc.rate = o.rate;
+  rc.poisson = o.poisson;
+  rc.seed = w.seed;
+  rc.warmup_s = absl::ToDoubleSeconds(o.warmup);
+  rc.interval_s = absl::ToDoubleSeconds(o.progress_interval);
+  const Report report = MakeReport(rc, *std::move(run));
+
+  const std::string text = format == "json"  ? JsonReport(report)
+                           : format == "csv" ? CsvReport(report)
+                                             : TextReport(report);
+  std::fputs(text.c_str(), stdout);
+  struct Out {
+    std::string path;
+    std::string (*write)(const Report&);
+  };
+  for (const Out& out : {Out{absl::GetFlag(FLAGS_json_out), JsonReport},
+                         Out{absl::GetFlag(FLAGS_csv_out), CsvReport},
+                         Out{absl::GetFlag(FLAGS_html_out), HtmlReport}}) {
+    if (!out.path.empty() && !WriteFile(out.path, out.write(report))) {
+      return Fail("cannot write " + out.path);
+    }
+  }
+
+  int status = 0;
+  if (report.run.mismatches > 0) {
+    std::fprintf(stderr, "collision_load: --verify: %lld mismatching answers\n",
+                 static_cast<long long>(report.run.mismatches));
+    status = 2;
+  }
+  if (!absl::GetFlag(FLAGS_baseline).empty()) {
+    auto baseline = ReadBaseline(absl::GetFlag(FLAGS_baseline));
+    if (!baseline.ok()) return Fail(baseline.status().ToString());
+    const std::vector<std::string> regressions =
+        Regressions(report, *baseline, absl::GetFlag(FLAGS_max_regression));
+    for (const std::string& r : regressions) {
+      std::fprintf(stderr, "collision_load: regression: %s\n", r.c_str());
+    }
+    if (!regressions.empty()) status = 3;
+  }
+  return status;
+}

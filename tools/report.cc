@@ -1,0 +1,210 @@
+#include "tools/report.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+
+namespace collision::load {
+namespace {
+
+using nlohmann::json;
+
+double Us(int64_t ns) { return double(ns) / 1000.0; }
+
+std::string Mode(const ReportConfig& c) {
+  if (c.rate <= 0) return "closed loop";
+  return absl::StrFormat("open loop, %s %.0f req/s",
+                         c.poisson ? "Poisson" : "fixed", c.rate);
+}
+
+}  // namespace
+
+Report MakeReport(const ReportConfig& config, RunResult run) {
+  Report r;
+  r.config = config;
+  r.run = std::move(run);
+  const RunResult& x = r.run;
+  r.requests_per_second = double(x.requests) / x.seconds;
+  r.pair_tests_per_second = double(x.pairs) / x.seconds;
+  const Histogram& h = x.latency;
+  r.latency_us = {Us(h.min()),          h.mean() / 1000.0,
+                  Us(h.Percentile(50)), Us(h.Percentile(90)),
+                  Us(h.Percentile(99)), Us(h.Percentile(99.9)),
+                  Us(h.max())};
+  r.cpu_utilization =
+      (x.cpu_user_s + x.cpu_system_s) / (x.seconds * double(x.cores));
+  r.client_saturated = r.cpu_utilization > kSaturationThreshold;
+  return r;
+}
+
+std::string TextReport(const Report& r) {
+  const RunResult& x = r.run;
+  const ReportConfig& c = r.config;
+  std::string s;
+  absl::StrAppendFormat(&s, "target       %s\n", c.target);
+  absl::StrAppendFormat(&s,
+                        "workload     rpc %s, kinds %s, batch %d, seed %d\n",
+                        c.ops, c.kinds, c.batch, c.seed);
+  absl::StrAppendFormat(&s,
+                        "load         %s, concurrency %d, connections %d, "
+                        "warm-up %.1fs\n",
+                        Mode(c), c.concurrency, c.connections, c.warmup_s);
+  absl::StrAppendFormat(&s, "requests     %d in %.2fs: %d ok, %d errors\n",
+                        x.requests, x.seconds, x.ok, x.errors);
+  absl::StrAppendFormat(&s, "throughput   %.1f requests/s, %.4g pair-tests/s\n",
+                        r.requests_per_second, r.pair_tests_per_second);
+  const LatencySummary& l = r.latency_us;
+  absl::StrAppendFormat(&s,
+                        "latency (us) min %.1f  mean %.1f  p50 %.1f  p90 %.1f  "
+                        "p99 %.1f  p99.9 %.1f  max %.1f\n",
+                        l.min, l.mean, l.p50, l.p90, l.p99, l.p999, l.max);
+  s += "status      ";
+  for (const auto& [code, n] : x.status_counts) {
+    absl::StrAppendFormat(&s, " %s=%d", code, n);
+  }
+  s += "\n";
+  for (const auto& [code, message] : x.first_error) {
+    absl::StrAppendFormat(&s, "  first %s: %s\n", code, message);
+  }
+  if (x.backoffs > 0) {
+    absl::StrAppendFormat(&s,
+                          "backoff      %d pauses after UNAVAILABLE, %.2fs\n",
+                          x.backoffs, x.backoff_s);
+  }
+  if (x.verified > 0) {
+    absl::StrAppendFormat(&s,
+                          "verify       %d responses (%d pairs) checked "
+                          "against the scalar reference: %d mismatches\n",
+                          x.verified, x.verified_pairs, x.mismatches);
+  }
+  absl::StrAppendFormat(&s,
+                        "client cpu   user %.2fs, system %.2fs = %.0f%% of %d "
+                        "cores\n",
+                        x.cpu_user_s, x.cpu_system_s, 100 * r.cpu_utilization,
+                        x.cores);
+  if (r.client_saturated) {
+    s += "WARNING: the client used more than 85% of the machine's CPU; the "
+         "numbers may measure the client, not the server.\n";
+  }
+  return s;
+}
+
+std::string JsonReport(const Report& r) {
+  const RunResult& x = r.run;
+  const ReportConfig& c = r.config;
+  json j;
+  j["config"] = {{"target", c.target},
+                 {"rpc", c.ops},
+                 {"kinds", c.kinds},
+                 {"batch", c.batch},
+                 {"concurrency", c.concurrency},
+                 {"connections", c.connections},
+                 {"rate", c.rate},
+                 {"poisson", c.poisson},
+                 {"seed", c.seed},
+                 {"warmup_s", c.warmup_s}};
+  j["requests"] = x.requests;
+  j["ok"] = x.ok;
+  j["errors"] = x.errors;
+  j["pair_tests"] = x.pairs;
+  j["seconds"] = x.seconds;
+  j["requests_per_second"] = r.requests_per_second;
+  j["pair_tests_per_second"] = r.pair_tests_per_second;
+  const LatencySummary& l = r.latency_us;
+  j["latency_us"] = {{"min", l.min}, {"mean", l.mean}, {"p50", l.p50},
+                     {"p90", l.p90}, {"p99", l.p99},   {"p99_9", l.p999},
+                     {"max", l.max}};
+  j["status_counts"] = x.status_counts;
+  j["first_error"] = x.first_error;
+  j["backoffs"] = x.backoffs;
+  j["verify"] = {{"responses", x.verified},
+                 {"pairs", x.verified_pairs},
+                 {"mismatches", x.mismatches}};
+  j["cpu"] = {{"user_s", x.cpu_user_s},
+              {"system_s", x.cpu_system_s},
+              {"cores", x.cores},
+              {"utilization", r.cpu_utilization},
+              {"saturated", r.client_saturated}};
+  json series = json::array();
+  for (const Interval& i : x.series) {
+    series.push_back({{"start_s", i.start_s},
+                      {"requests", i.requests},
+                      {"errors", i.errors},
+                      {"p50_us", Us(i.p50_ns)},
+                      {"p99_us", Us(i.p99_ns)}});
+  }
+  j["series"] = series;
+  json buckets = json::array();
+  for (const Histogram::Bucket& b : x.latency.Buckets()) {
+    buckets.push_back({Us(b.low), Us(b.high), b.count});
+  }
+  j["histogram_us"] = buckets;
+  return j.dump(2) + "\n";
+}
+
+std::string CsvReport(const Report& r) {
+  const RunResult& x = r.run;
+  const LatencySummary& l = r.latency_us;
+  std::string s =
+      "requests,ok,errors,pair_tests,seconds,requests_per_second,"
+      "pair_tests_per_second,latency_min_us,latency_mean_us,latency_p50_us,"
+      "latency_p90_us,latency_p99_us,latency_p99_9_us,latency_max_us,"
+      "verified_pairs,mismatches,cpu_utilization,batch,concurrency,"
+      "connections,rate\n";
+  absl::StrAppendFormat(
+      &s,
+      "%d,%d,%d,%d,%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,"
+      "%.4f,%d,%d,%d,%.3f\n",
+      x.requests, x.ok, x.errors, x.pairs, x.seconds, r.requests_per_second,
+      r.pair_tests_per_second, l.min, l.mean, l.p50, l.p90, l.p99, l.p999,
+      l.max, x.verified_pairs, x.mismatches, r.cpu_utilization, r.config.batch,
+      r.config.concurrency, r.config.connections, r.config.rate);
+  return s;
+}
+
+absl::StatusOr<Baseline> ReadBaseline(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() ||
+      !j.contains("requests_per_second") || !j.contains("latency_us") ||
+      !j["requests_per_second"].is_number() ||
+      !j["latency_us"].value("p99", json()).is_number()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is not a collision_load JSON report"));
+  }
+  Baseline b;
+  b.requests_per_second = j["requests_per_second"].get<double>();
+  b.p50_us = j["latency_us"].value("p50", 0.0);
+  b.p99_us = j["latency_us"]["p99"].get<double>();
+  b.errors = j.value("errors", int64_t{0});
+  return b;
+}
+
+std::vector<std::string> Regressions(const Report& r, const Baseline& b,
+                                     double ratio) {
+  std::vector<std::string> out;
+  if (r.requests_per_second * ratio < b.requests_per_second) {
+    out.push_back(absl::StrFormat(
+        "throughput %.1f requests/s is below baseline %.1f / %.2f",
+        r.requests_per_second, b.requests_per_second, ratio));
+  }
+  if (r.latency_us.p50 > b.p50_us * ratio) {
+    out.push_back(absl::StrFormat("p50 %.1fus is above baseline %.1fus x %.2f",
+                                  r.latency_us.p50, b.p50_us, ratio));
+  }
+  if (r.latency_us.p99 > b.p99_us * ratio) {
+    out.push_back(absl::StrFormat("p99 %.1fus is above baseline %.1fus x %.2f",
+                                  r.latency_us.p99, b.p99_us, ratio));
+  }
+  if (r.run.errors > 0 && b.errors == 0) {
+    out.push_back(
+        absl::StrFormat("%d errors, baseline had none", r.run.errors));
+  }
+  return out;
+}
+
+}  // namespace collision::load

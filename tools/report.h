@@ -1,0 +1,73 @@
+// The load tool's report: what was run, the numbers, and its text, JSON,
+// CSV and HTML forms; plus the --baseline comparison.
+#ifndef COLLISION_TOOLS_REPORT_H_
+#define COLLISION_TOOLS_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tools/runner.h"
+
+namespace collision::load {
+
+struct ReportConfig {
+  std::string target;
+  std::string ops;    // the rpc mix as given
+  std::string kinds;  // the kind mix as given
+  int batch = 0;
+  int concurrency = 0;
+  int connections = 0;
+  double rate = 0;  // 0: closed loop
+  bool poisson = false;
+  uint64_t seed = 0;
+  double warmup_s = 0;
+  double interval_s = 1;
+};
+
+struct LatencySummary {  // microseconds
+  double min = 0, mean = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+};
+
+struct Report {
+  ReportConfig config;
+  RunResult run;
+  double requests_per_second = 0;
+  double pair_tests_per_second = 0;
+  LatencySummary latency_us;
+  double cpu_utilization = 0;  // client CPU / (wall time x cores), 0..1
+  bool client_saturated = false;
+};
+
+// Client CPU above this share of all cores makes the report warn that the
+// numbers may measure the client rather than the server.
+inline constexpr double kSaturationThreshold = 0.85;
+
+Report MakeReport(const ReportConfig& config, RunResult run);
+
+std::string TextReport(const Report& r);
+std::string JsonReport(const Report& r);
+// A header line and one data line.
+std::string CsvReport(const Report& r);
+// A self-contained page: summary tables and inline SVG charts (latency
+// histogram, throughput and latency over time). No scripts, no links.
+std::string HtmlReport(const Report& r);
+
+// The numbers --baseline compares, read from a JSON report.
+struct Baseline {
+  double requests_per_second = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+  int64_t errors = 0;
+};
+absl::StatusOr<Baseline> ReadBaseline(const std::string& path);
+// One line per regression: throughput below baseline / ratio, p50 or p99
+// above baseline * ratio, or errors where the baseline had none. Empty:
+// no regression. ratio > 1 (e.g. 1.2 allows 20%).
+std::vector<std::string> Regressions(const Report& r, const Baseline& b,
+                                     double ratio);
+
+}  // namespace collision::load
+
+#endif  // COLLISION_TOOLS_REPORT_H_

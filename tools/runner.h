@@ -1,0 +1,78 @@
+// Runs a load test: `concurrency` workers share `connections` channels and
+// call the server with requests from a Workload, closed loop (each worker
+// sends its next request when the previous one is answered) or open loop
+// (requests are due at a fixed or Poisson rate, and latency counts from the
+// time a request was DUE, so a slow server cannot hide its queueing delay:
+// no coordinated omission).
+#ifndef COLLISION_TOOLS_RUNNER_H_
+#define COLLISION_TOOLS_RUNNER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "collision/client/client.h"
+#include "tools/histogram.h"
+#include "tools/workload.h"
+
+namespace collision::load {
+
+struct RunOptions {
+  // One target, or several "host:port" joined into an ipv4:/ipv6: list by
+  // the caller; see client::ClientOptions for the rest (deadline, TLS,
+  // token, retries, load balancing).
+  std::string target;
+  client::ClientOptions client;
+  int concurrency = 8;   // workers, each with one call in flight
+  int connections = 1;   // separate channels (TCP connections)
+  int64_t requests = 0;  // measured requests; 0: run for `duration`
+  absl::Duration duration = absl::Seconds(10);
+  absl::Duration warmup = absl::ZeroDuration();  // not measured
+  double rate = 0;             // requests/s over all workers; 0 = closed loop
+  bool poisson = false;        // open loop: exponential gaps instead of fixed
+  uint64_t seed = 1;           // Poisson arrivals
+  double verify_fraction = 0;  // share of responses checked (0..1)
+  bool progress = false;       // live line on stderr
+  absl::Duration progress_interval = absl::Seconds(1);
+};
+
+// One second (or progress_interval) of the measured run.
+struct Interval {
+  double start_s = 0;
+  int64_t requests = 0;
+  int64_t errors = 0;
+  int64_t p50_ns = 0;
+  int64_t p99_ns = 0;
+};
+
+struct RunResult {
+  Histogram latency;  // ns, successful and failed calls alike
+  int64_t requests = 0;
+  int64_t ok = 0;
+  int64_t errors = 0;
+  int64_t pairs = 0;  // pairs (queries) in successful requests
+  std::map<std::string, int64_t> status_counts;    // "OK", "UNAVAILABLE", ...
+  std::map<std::string, std::string> first_error;  // code -> message
+  double seconds = 0;                              // measured wall time
+  double cpu_user_s = 0;
+  double cpu_system_s = 0;
+  int cores = 1;
+  int64_t backoffs = 0;  // UNAVAILABLE answers the workers paused after
+  double backoff_s = 0;
+  int64_t verified = 0;  // responses checked
+  int64_t verified_pairs = 0;
+  int64_t mismatches = 0;  // pairs whose answer differed from the reference
+  std::vector<Interval> series;
+};
+
+// Runs the load; fails only when the options are invalid or no channel can
+// be created (call failures are counted, not returned).
+absl::StatusOr<RunResult> Run(const RunOptions& options,
+                              const Workload& workload);
+
+}  // namespace collision::load
+
+#endif  // COLLISION_TOOLS_RUNNER_H_

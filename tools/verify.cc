@@ -1,0 +1,133 @@
+#include "tools/verify.h"
+
+#include <cmath>
+
+#include "collision/core/scalar.h"
+
+namespace collision::load {
+namespace {
+
+Vec2 V2(const v1::Vec2& v) { return {v.x(), v.y()}; }
+Vec3 V3(const v1::Vec3& v) { return {v.x(), v.y(), v.z()}; }
+
+// The generator only makes valid shapes, so no validation here.
+Shape ToCore(const v1::Shape& s) {
+  switch (s.kind_case()) {
+    case v1::Shape::kPoint:
+      return V2(s.point());
+    case v1::Shape::kCircle:
+      return Circle{V2(s.circle().center()), s.circle().radius()};
+    case v1::Shape::kRect:
+      return Rect{V2(s.rect().min()), V2(s.rect().max())};
+    case v1::Shape::kRotatedRect: {
+      const v1::RotatedRect& r = s.rotated_rect();
+      Rotation rot = r.has_rotation()
+                         ? Rotation{r.rotation().cos(), r.rotation().sin()}
+                         : RotationFromAngle(r.angle());
+      return RotatedRect{V2(r.size()), V2(r.pivot()), V2(r.position()), rot};
+    }
+    case v1::Shape::kPoint3:
+      return V3(s.point3());
+    case v1::Shape::kSphere:
+      return Sphere{V3(s.sphere().center()), s.sphere().radius()};
+    case v1::Shape::kBox:
+      return Box{V3(s.box().min()), V3(s.box().max())};
+    case v1::Shape::KIND_NOT_SET:
+      break;
+  }
+  return Vec2{};
+}
+
+bool Near(float got, float want) {
+  return std::fabs(got - want) <= 1e-4f * (1.0f + std::fabs(want));
+}
+
+bool Same(const Item::Closest& want, const v1::ClosestPointResult& got) {
+  return want.inside == got.inside() &&
+         Near(got.closest_point().x(), want.point[0]) &&
+         Near(got.closest_point().y(), want.point[1]) &&
+         Near(got.closest_point().z(), want.point[2]);
+}
+
+int64_t CountClosest(const Item& item,
+                     const std::vector<v1::ClosestPointResult>& got) {
+  if (item.expected_closest.size() != got.size()) return item.pairs;
+  int64_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    bad += !Same(item.expected_closest[i], got[i]);
+  }
+  return bad;
+}
+
+}  // namespace
+
+void ComputeExpected(Item* item, bool exclusive) {
+  const Boundary b = exclusive ? Boundary::kExclusive : Boundary::kInclusive;
+  item->expected_hit.clear();
+  item->expected_closest.clear();
+  for (const auto& [a, t] : item->shapes) {
+    if (item->op.rpc == Rpc::kIntersect) {
+      item->expected_hit.push_back(Intersect(ToCore(a), ToCore(t), b).hit);
+    } else {
+      ClosestPointResult r = ClosestPoint(ToCore(a), ToCore(t), b);
+      item->expected_closest.push_back(
+          {{r.closest_point.x, r.closest_point.y, r.closest_point.z},
+           r.inside});
+    }
+  }
+}
+
+int64_t CountMismatches(const Item& item, const v1::IntersectResponse& r) {
+  if (static_cast<std::size_t>(r.results_size()) != item.expected_hit.size()) {
+    return item.pairs;
+  }
+  int64_t bad = 0;
+  for (int i = 0; i < r.results_size(); ++i) {
+    bad += r.results(i).hit() != bool(item.expected_hit[std::size_t(i)]);
+  }
+  return bad;
+}
+
+int64_t CountMismatches(const Item& item, const v1::ClosestPointResponse& r) {
+  return CountClosest(item, {r.results().begin(), r.results().end()});
+}
+
+int64_t CountMismatches(const Item& item,
+                        const v1::IntersectColumnsResponse& r) {
+  if (item.intersect_columns == nullptr) return item.pairs;
+  auto answers = item.intersect_columns->Unpack(r);
+  if (!answers.ok() || answers->size() != item.expected_hit.size()) {
+    return item.pairs;
+  }
+  int64_t bad = 0;
+  for (std::size_t i = 0; i < answers->size(); ++i) {
+    bad += (*answers)[i].hit != bool(item.expected_hit[i]);
+  }
+  return bad;
+}
+
+int64_t CountMismatches(const Item& item,
+                        const v1::ClosestPointColumnsResponse& r) {
+  if (item.closest_columns == nullptr) return item.pairs;
+  auto answers = item.closest_columns->Unpack(r);
+  if (!answers.ok()) return item.pairs;
+  return CountClosest(item, *answers);
+}
+
+int64_t CountMismatches(const Item& item, const v1::QueryStreamResponse& r) {
+  switch (r.answer_case()) {
+    case v1::QueryStreamResponse::kIntersect:
+      return CountMismatches(item, r.intersect());
+    case v1::QueryStreamResponse::kClosestPoint:
+      return CountMismatches(item, r.closest_point());
+    case v1::QueryStreamResponse::kIntersectColumns:
+      return CountMismatches(item, r.intersect_columns());
+    case v1::QueryStreamResponse::kClosestPointColumns:
+      return CountMismatches(item, r.closest_point_columns());
+    case v1::QueryStreamResponse::ANSWER_NOT_SET:
+      break;
+  }
+  return item.pairs;
+}
+
+}  // namespace collision::load

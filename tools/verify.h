@@ -1,0 +1,31 @@
+// --verify: the scalar reference (collision::core, linked by the tool only,
+// never by the client library) recomputes a request's answers; responses
+// are compared with them.
+#ifndef COLLISION_TOOLS_VERIFY_H_
+#define COLLISION_TOOLS_VERIFY_H_
+
+#include <cstdint>
+
+#include "collision/v1/collision.pb.h"
+#include "tools/workload.h"
+
+namespace collision::load {
+
+// Fills item->expected_hit or item->expected_closest from item->shapes.
+void ComputeExpected(Item* item, bool exclusive);
+
+// Number of answers of `response` that differ from the expected ones (a
+// response of the wrong size counts every pair). Hits and `inside` must be
+// equal; closest points within 1e-4 relative (kernels may fuse multiply-add
+// differently from the reference).
+int64_t CountMismatches(const Item& item, const v1::IntersectResponse& r);
+int64_t CountMismatches(const Item& item, const v1::ClosestPointResponse& r);
+int64_t CountMismatches(const Item& item,
+                        const v1::IntersectColumnsResponse& r);
+int64_t CountMismatches(const Item& item,
+                        const v1::ClosestPointColumnsResponse& r);
+int64_t CountMismatches(const Item& item, const v1::QueryStreamResponse& r);
+
+}  // namespace collision::load
+
+#endif  // COLLISION_TOOLS_VERIFY_H_
