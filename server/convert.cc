@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collision/core/kernels.h"
 #include "collision/core/scalar.h"
 
 namespace collision::server {
@@ -144,7 +145,11 @@ class Parser {
           v_->Add(absl::StrCat(path, ".angle must be within [-1e4, 1e4] ",
                                "radians, got ", a));
         } else {
-          return RotationFromAngle(a);
+          // The same vectorised sin/cos as the columnar path, so that both
+          // wire forms give bit-identical answers (see kernels.h).
+          Rotation rotation;
+          simd::RotationFromAngleColumns(&a, 1, &rotation.cos, &rotation.sin);
+          return rotation;
         }
         return {};
       }

@@ -101,6 +101,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     return reactor;
   }
   pool_.Submit([this, context, request, response, handler, finish] {
+    if (options_.before_compute) options_.before_compute();
     const grpc::Status s = handler(*request, response, MakeContext(context));
     Release();
     finish(s);
@@ -175,6 +176,9 @@ class QueryStreamReactor final
       return;
     }
     service_->pool_.Submit([this] {
+      if (service_->options_.before_compute) {
+        service_->options_.before_compute();
+      }
       Process();
       service_->Release();
       StartWrite(&response_);

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "collision/v1/collision.grpc.pb.h"
@@ -29,6 +30,9 @@ struct ServiceOptions {
   int retry_pushback_ms = 20;
   // Compute threads; 0 = one per hardware thread.
   std::size_t worker_threads = 0;
+  // Test seam: runs on the worker right before each admitted request is
+  // computed (tests block here to hold a slot or let a deadline pass).
+  std::function<void()> before_compute;
 };
 
 class CollisionServiceImpl final
