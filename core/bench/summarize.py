@@ -80,11 +80,10 @@ def main():
         print("|" + " --- |" * (head.count("|") - 1))
         for k in kernels:
             for base, fast in pairs:
-                if (k, fast, SIZES[0]) not in rate:
+                if ((k, fast, SIZES[0]) not in rate or
+                        (k, base, SIZES[0]) not in rate):
                     continue
                 for v in (base, fast):
-                    if (k, v, SIZES[0]) not in rate:
-                        continue
                     row = f"| {k} | {v} | " + " | ".join(
                         fmt(rate.get((k, v, s))) + "/s" for s in SIZES)
                     if v == fast:
