@@ -37,8 +37,6 @@ struct GoldenCase {
   std::string message_contains;
 };
 
-void PrintTo(const GoldenCase& k, std::ostream* os) { *os << k.name; }
-
 struct Tolerance {
   double absolute = 0;
   double relative = 0;
@@ -226,8 +224,8 @@ LiveServer& Live() {
   return *live;
 }
 
-class Golden : public ::testing::TestWithParam<GoldenCase> {};
-
+// One test per path, each over every case: a failure names the case (and
+// costs one process per path instead of one per case under CTest).
 TEST(GoldenFile, HasCasesOfEveryKind) {
   const std::vector<GoldenCase> cases = LoadCases();
   int errors = 0, closest = 0;
@@ -242,35 +240,36 @@ TEST(GoldenFile, HasCasesOfEveryKind) {
   EXPECT_GT(FileTolerance().relative, 0);
 }
 
-TEST_P(Golden, ScalarReference) { CheckInProcess(GetParam(), false); }
+TEST(Golden, ScalarReferenceAnswersEveryCase) {
+  for (const GoldenCase& k : LoadCases()) {
+    SCOPED_TRACE(k.name);
+    CheckInProcess(k, false);
+  }
+}
 
-TEST_P(Golden, BatchApi) { CheckInProcess(GetParam(), true); }
+TEST(Golden, BatchApiAnswersEveryCase) {
+  for (const GoldenCase& k : LoadCases()) {
+    SCOPED_TRACE(k.name);
+    CheckInProcess(k, true);
+  }
+}
 
-TEST_P(Golden, LiveServer) {
-  const GoldenCase& k = GetParam();
+TEST(Golden, LiveServerAnswersEveryCase) {
   LiveServer& live = Live();
   ASSERT_NE(live.client, nullptr);
-  if (k.rpc == "Intersect") {
-    auto r =
-        live.client->Intersect(Parse<v1::IntersectRequest>(k.request_json));
-    Check(k, r.status(), r.ok() ? *r : v1::IntersectResponse());
-  } else {
-    auto r = live.client->ClosestPoint(
-        Parse<v1::ClosestPointRequest>(k.request_json));
-    Check(k, r.status(), r.ok() ? *r : v1::ClosestPointResponse());
+  for (const GoldenCase& k : LoadCases()) {
+    SCOPED_TRACE(k.name);
+    if (k.rpc == "Intersect") {
+      auto r =
+          live.client->Intersect(Parse<v1::IntersectRequest>(k.request_json));
+      Check(k, r.status(), r.ok() ? *r : v1::IntersectResponse());
+    } else {
+      auto r = live.client->ClosestPoint(
+          Parse<v1::ClosestPointRequest>(k.request_json));
+      Check(k, r.status(), r.ok() ? *r : v1::ClosestPointResponse());
+    }
   }
 }
-
-std::string CaseName(const ::testing::TestParamInfo<GoldenCase>& info) {
-  std::string name = info.param.name;
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Vectors, Golden, ::testing::ValuesIn(LoadCases()),
-                         CaseName);
 
 }  // namespace
 }  // namespace collision
