@@ -75,6 +75,7 @@ int64_t Histogram::Percentile(double q) const {
   q = std::clamp(q, 0.0, 100.0);
   const int64_t rank = std::max<int64_t>(
       1, static_cast<int64_t>(std::ceil(q / 100.0 * double(count_))));
+  if (rank >= count_) return max_;  // exact, even past the top bucket
   int64_t seen = 0;
   for (std::size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];

@@ -124,7 +124,11 @@ std::string HtmlReport(const Report& r) {
   const LatencySummary& l = r.latency_us;
   std::vector<double> rps, p50, p99;
   for (const Interval& i : x.series) {
-    rps.push_back(double(i.requests) / c.interval_s);
+    // The last interval is usually partial: rate over the part covered,
+    // and a sliver of stragglers is left out.
+    const double covered = std::min(c.interval_s, x.seconds - i.start_s);
+    if (covered < 0.1 * c.interval_s) break;
+    rps.push_back(double(i.requests) / covered);
     p50.push_back(double(i.p50_ns) / 1000.0);
     p99.push_back(double(i.p99_ns) / 1000.0);
   }
@@ -135,7 +139,8 @@ std::string HtmlReport(const Report& r) {
       "table{border-collapse:collapse;margin-bottom:16px}"
       "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}"
       "th{background:#f3f3f3}.warn{color:#b00;font-weight:bold}"
-      "figure{display:inline-block;margin:8px}</style></head><body>"
+      "figure{display:inline-block;margin:8px;vertical-align:top}</style></"
+      "head><body>"
       "<h1>collision_load report</h1><table>";
   s += Row("target", c.target);
   s += Row("workload", absl::StrFormat("rpc %s, kinds %s, batch %d, seed %d",

@@ -10,8 +10,9 @@ namespace {
 Vec2 V2(const v1::Vec2& v) { return {v.x(), v.y()}; }
 Vec3 V3(const v1::Vec3& v) { return {v.x(), v.y(), v.z()}; }
 
-// The generator only makes valid shapes, so no validation here.
-Shape ToCore(const v1::Shape& s) {
+}  // namespace
+
+Shape ToCoreShape(const v1::Shape& s) {
   switch (s.kind_case()) {
     case v1::Shape::kPoint:
       return V2(s.point());
@@ -37,6 +38,8 @@ Shape ToCore(const v1::Shape& s) {
   }
   return Vec2{};
 }
+
+namespace {
 
 bool Near(float got, float want) {
   return std::fabs(got - want) <= 1e-4f * (1.0f + std::fabs(want));
@@ -67,9 +70,10 @@ void ComputeExpected(Item* item, bool exclusive) {
   item->expected_closest.clear();
   for (const auto& [a, t] : item->shapes) {
     if (item->op.rpc == Rpc::kIntersect) {
-      item->expected_hit.push_back(Intersect(ToCore(a), ToCore(t), b).hit);
+      item->expected_hit.push_back(
+          Intersect(ToCoreShape(a), ToCoreShape(t), b).hit);
     } else {
-      ClosestPointResult r = ClosestPoint(ToCore(a), ToCore(t), b);
+      ClosestPointResult r = ClosestPoint(ToCoreShape(a), ToCoreShape(t), b);
       item->expected_closest.push_back(
           {{r.closest_point.x, r.closest_point.y, r.closest_point.z},
            r.inside});

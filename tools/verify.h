@@ -6,10 +6,15 @@
 
 #include <cstdint>
 
+#include "collision/core/shapes.h"
 #include "collision/v1/collision.pb.h"
 #include "tools/workload.h"
 
 namespace collision::load {
+
+// A wire shape as the core's shape (no validation: the workload only makes
+// valid shapes).
+Shape ToCoreShape(const v1::Shape& s);
 
 // Fills item->expected_hit or item->expected_closest from item->shapes.
 void ComputeExpected(Item* item, bool exclusive);

@@ -1,0 +1,181 @@
+// The client library against a real server on 127.0.0.1:0: every RPC in
+// every form (blocking, callback, future), columns agree with pairs, and a
+// QuerySession keeps order and survives a rejected request.
+#include <memory>
+#include <random>
+
+#include "absl/synchronization/notification.h"
+#include "collision/client/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/server.h"
+
+namespace collision {
+namespace {
+
+namespace c = collision::client;
+
+class ClientE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server::ServerOptions options;
+    options.address = "127.0.0.1:0";
+    options.allow_reuseport = false;
+    auto s = server::CollisionServer::Start(options);
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = *std::move(s);
+    auto client = c::Client::Create(server_->address());
+    ASSERT_TRUE(client.ok());
+    client_ = *std::move(client);
+    ASSERT_TRUE(client_->WaitUntilServing(absl::Seconds(10)).ok());
+  }
+  std::unique_ptr<server::CollisionServer> server_;
+  std::unique_ptr<c::Client> client_;
+};
+
+// Random pairs of every supported kind on a small integer grid, so that
+// touching cases are common.
+std::vector<std::pair<v1::Shape, v1::Shape>> MixedPairs(int n) {
+  std::mt19937 rng(7);
+  auto v = [&] { return float(rng() % 9); };
+  std::vector<std::pair<v1::Shape, v1::Shape>> out;
+  for (int i = 0; i < n; ++i) {
+    const float x = v(), y = v(), z = v();
+    switch (i % 7) {
+      case 0:
+        out.emplace_back(c::Circle(x, y, v()), c::Circle(v(), v(), 1));
+        break;
+      case 1:
+        out.emplace_back(c::Point(x, y), c::RectFromCornerSize(v(), v(), 2, 3));
+        break;
+      case 2:
+        out.emplace_back(c::RectFromMinMax(3, 3, 5, 5), c::Circle(x, y, 1));
+        break;
+      case 3:
+        out.emplace_back(c::Circle(x, y, 1),
+                         c::RotatedRectFromPivotCosSin(4, 2, 0, 0, 4, 4, 0, 1));
+        break;
+      case 4:
+        out.emplace_back(c::RectFromCornerSize(x, y, 2, 2),
+                         c::RectFromMinMax(3, 3, 5, 5));
+        break;
+      case 5:
+        out.emplace_back(c::Sphere(x, y, z, 2),
+                         c::BoxFromMinMax(2, 2, 2, 4, 4, 4));
+        break;
+      default:
+        out.emplace_back(c::BoxFromMinMax(x, y, z, x + 1, y + 1, z + 1),
+                         c::BoxFromMinMax(3, 3, 3, 5, 5, 5));
+        break;
+    }
+  }
+  return out;
+}
+
+TEST_F(ClientE2E, ColumnsAnswerLikePairsInTheOrderAdded) {
+  c::IntersectBatch pairs;
+  c::IntersectColumnsBatch columns;
+  pairs.WithRelation();
+  columns.WithRelation();
+  for (const auto& [a, b] : MixedPairs(200)) {
+    pairs.Add(a, b);
+    ASSERT_TRUE(columns.Add(a, b).ok());
+  }
+  auto want = client_->Intersect(pairs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  auto got = client_->IntersectColumns(columns);
+  ASSERT_TRUE(got.ok()) << got.status();
+  auto answers = columns.Unpack(*got);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  ASSERT_EQ(answers->size(), 200u);
+  int hits = 0;
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ((*answers)[i].hit, want->results(i).hit()) << i;
+    EXPECT_EQ((*answers)[i].relation, want->results(i).relation()) << i;
+    hits += (*answers)[i].hit;
+  }
+  EXPECT_GT(hits, 10);
+  EXPECT_LT(hits, 190);
+}
+
+TEST_F(ClientE2E, ClosestPointColumnsAnswerLikePairs) {
+  c::ClosestPointBatch pairs;
+  c::ClosestPointColumnsBatch columns;
+  pairs.Add(c::Point(13, 14), c::RectFromCornerSize(0, 0, 10, 10));
+  pairs.Add(c::Sphere(2, 2, 7, 1), c::BoxFromMinMax(0, 0, 0, 4, 4, 4));
+  pairs.Add(c::Circle(3, 6, 1), c::RectFromCornerSize(0, 0, 10, 10));
+  for (const auto& q : pairs.request().queries()) {
+    ASSERT_TRUE(columns.Add(q.query(), q.target()).ok());
+  }
+  auto want = client_->ClosestPoint(pairs);
+  auto got = client_->ClosestPointColumnsFuture(columns.request()).get();
+  ASSERT_TRUE(want.ok() && got.ok()) << got.status();
+  auto answers = columns.Unpack(*got);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ((*answers)[i].SerializeAsString(),
+              want->results(i).SerializeAsString())
+        << i << ": " << (*answers)[i].ShortDebugString() << " vs "
+        << want->results(i).ShortDebugString();
+  }
+}
+
+TEST_F(ClientE2E, CallbackAndFutureCallsCarryAnswersAndErrors) {
+  absl::Notification done;
+  absl::StatusOr<v1::IntersectResponse> from_callback;
+  auto request = std::make_shared<const v1::IntersectRequest>(
+      c::IntersectBatch()
+          .Add(c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10))
+          .request());
+  client_->IntersectAsync(request,
+                          [&](absl::StatusOr<v1::IntersectResponse> r) {
+                            from_callback = std::move(r);
+                            done.Notify();
+                          });
+  done.WaitForNotification();
+  ASSERT_TRUE(from_callback.ok()) << from_callback.status();
+  EXPECT_TRUE(from_callback->results(0).hit());
+
+  v1::ClosestPointRequest bad;  // no boundary, no queries
+  auto f = client_->ClosestPointFuture(bad);
+  EXPECT_EQ(f.get().status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ClientE2E, SessionAnswersInOrderAndSurvivesARejectedRequest) {
+  auto session = client_->OpenSession();
+  ASSERT_TRUE(session.ok());
+  c::IntersectBatch good;
+  good.Add(c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10));
+  c::IntersectBatch bad;
+  bad.Add(c::Point(0, 0), c::Circle(0, 0, -1));
+  c::IntersectColumnsBatch columns;
+  columns.AddCircleCircle(0, 0, 1, 2, 0, 1);
+  // Pipelined: three sends, then three receives.
+  ASSERT_TRUE((*session)->Send(10, good.request()).ok());
+  ASSERT_TRUE((*session)->Send(11, bad.request()).ok());
+  ASSERT_TRUE((*session)->Send(12, columns.request()).ok());
+  EXPECT_EQ((*session)->outstanding(), 3);
+  auto r10 = (*session)->Receive();
+  ASSERT_TRUE(r10.ok()) << r10.status();
+  EXPECT_EQ(r10->sequence, 10u);
+  EXPECT_TRUE(r10->status.ok());
+  EXPECT_TRUE(r10->response.intersect().results(0).hit());
+  auto r11 = (*session)->Receive();
+  ASSERT_TRUE(r11.ok()) << r11.status();
+  EXPECT_EQ(r11->sequence, 11u);
+  EXPECT_EQ(r11->status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r11->status.message()),
+              ::testing::HasSubstr("radius"));
+  auto r12 = (*session)->Receive();
+  ASSERT_TRUE(r12.ok()) << r12.status();
+  EXPECT_EQ(r12->sequence, 12u);
+  EXPECT_TRUE(
+      c::BitAt(r12->response.intersect_columns().groups(0).hit_bits(), 0));
+  EXPECT_EQ((*session)->Receive().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE((*session)->Finish().ok());
+  EXPECT_FALSE((*session)->Send(13, good.request()).ok());
+}
+
+}  // namespace
+}  // namespace collision

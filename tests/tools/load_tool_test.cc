@@ -1,0 +1,257 @@
+// The real collision_load binary, bounded runs on 127.0.0.1: against the real
+// server (counts add up, JSON and CSV parse back, the HTML renders in
+// headless Chromium), against test doubles (--verify catches wrong answers,
+// UNAVAILABLE with pushback slows it down), and --baseline.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "collision/core/scalar.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "server/server.h"
+#include "tests/client/test_server.h"
+#include "tools/verify.h"
+
+namespace collision {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+std::string Dir() { return ::testing::TempDir(); }
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs a command line; returns its exit status (-1 if it did not exit).
+int Shell(const std::string& command) {
+  const int s = std::system(command.c_str());
+  return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+}
+
+int RunTool(const std::string& args, const std::string& name) {
+  return Shell(absl::StrCat(COLLISION_LOAD_BINARY, " --progress=off ", args,
+                            " > ", Dir(), "/", name, ".out 2> ", Dir(), "/",
+                            name, ".err"));
+}
+
+std::unique_ptr<server::CollisionServer> StartServer() {
+  server::ServerOptions options;
+  options.address = "127.0.0.1:0";
+  options.allow_reuseport = false;
+  auto s = server::CollisionServer::Start(options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *std::move(s) : nullptr;
+}
+
+constexpr char kAllOps[] =
+    "intersect_pairs,intersect_columns,intersect_stream,closest_pairs,"
+    "closest_columns,closest_stream";
+constexpr char kAllKinds[] =
+    "circle_circle,circle_rect,circle_rotated_rect,rect_rect,sphere_sphere,"
+    "sphere_box,box_box";
+
+TEST(LoadTool, CountsAddUpAgainstTheRealServerAndJsonCsvParseBack) {
+  auto server = StartServer();
+  ASSERT_NE(server, nullptr);
+  const std::string d = Dir();
+  ASSERT_EQ(RunTool(absl::StrCat("--target=", server->address(),
+                                 " --rpc=", kAllOps, " --kinds=", kAllKinds,
+                                 " --batch=16 --concurrency=4 --requests=300",
+                                 " --warmup=0s --verify=1 --format=json",
+                                 " --csv_out=", d, "/real.csv"),
+                    "real"),
+            0)
+      << ReadAll(d + "/real.err");
+  json j = json::parse(ReadAll(d + "/real.out"));
+  EXPECT_EQ(j["requests"].get<int64_t>(), 300);
+  EXPECT_EQ(j["ok"].get<int64_t>() + j["errors"].get<int64_t>(), 300);
+  EXPECT_EQ(j["errors"].get<int64_t>(), 0) << j["first_error"].dump();
+  EXPECT_EQ(j["pair_tests"].get<int64_t>(), j["ok"].get<int64_t>() * 16);
+  int64_t by_code = 0;
+  for (const auto& [code, n] : j["status_counts"].items())
+    by_code += n.get<int64_t>();
+  EXPECT_EQ(by_code, 300);
+  EXPECT_EQ(j["verify"]["pairs"].get<int64_t>(), 300 * 16);
+  EXPECT_EQ(j["verify"]["mismatches"].get<int64_t>(), 0);
+  const json& l = j["latency_us"];
+  EXPECT_LE(l["min"].get<double>(), l["p50"].get<double>());
+  EXPECT_LE(l["p50"].get<double>(), l["p90"].get<double>());
+  EXPECT_LE(l["p99"].get<double>(), l["p99_9"].get<double>());
+  EXPECT_LE(l["p99_9"].get<double>(), l["max"].get<double>());
+  int64_t series = 0;
+  for (const json& i : j["series"]) series += i["requests"].get<int64_t>();
+  EXPECT_EQ(series, 300);
+
+  std::vector<std::string> lines =
+      absl::StrSplit(ReadAll(d + "/real.csv"), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u);
+  std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  std::vector<std::string> row = absl::StrSplit(lines[1], ',');
+  ASSERT_EQ(header.size(), row.size());
+  std::map<std::string, std::string> csv;
+  for (std::size_t i = 0; i < header.size(); ++i) csv[header[i]] = row[i];
+  EXPECT_EQ(csv["requests"], "300");
+  EXPECT_EQ(std::stoll(csv["pair_tests"]), j["pair_tests"].get<int64_t>());
+  EXPECT_EQ(csv["batch"], "16");
+}
+
+TEST(LoadTool, OpenLoopPoissonRunCountsAddUp) {
+  auto server = StartServer();
+  ASSERT_NE(server, nullptr);
+  ASSERT_EQ(RunTool(absl::StrCat("--target=", server->address(),
+                                 " --rpc=intersect_columns --batch=8",
+                                 " --rate=400 --poisson --requests=100",
+                                 " --concurrency=4 --warmup=0s --format=json"),
+                    "open"),
+            0)
+      << ReadAll(Dir() + "/open.err");
+  json j = json::parse(ReadAll(Dir() + "/open.out"));
+  EXPECT_EQ(j["requests"].get<int64_t>(), 100);
+  EXPECT_EQ(j["ok"].get<int64_t>(), 100);
+  EXPECT_EQ(j["pair_tests"].get<int64_t>(), 800);
+  EXPECT_EQ(j["config"]["rate"].get<double>(), 400);
+}
+
+// Answers Intersect with every hit flipped.
+class WrongService : public v1::CollisionService::CallbackService {
+  grpc::ServerUnaryReactor* Intersect(
+      grpc::CallbackServerContext* context, const v1::IntersectRequest* request,
+      v1::IntersectResponse* response) override {
+    const Boundary b = request->boundary() == v1::BOUNDARY_RULE_EXCLUSIVE
+                           ? Boundary::kExclusive
+                           : Boundary::kInclusive;
+    for (const v1::ShapePair& p : request->pairs()) {
+      const bool hit = collision::Intersect(load::ToCoreShape(p.a()),
+                                            load::ToCoreShape(p.b()), b)
+                           .hit;
+      response->add_results()->set_hit(!hit);
+    }
+    auto* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+};
+
+TEST(LoadTool, VerifyCatchesAServerThatAnswersWrong) {
+  WrongService wrong;
+  testing::TestServer server(&wrong);
+  ASSERT_TRUE(server.ok());
+  EXPECT_EQ(RunTool(absl::StrCat("--target=", server.address(),
+                                 " --rpc=intersect_pairs --batch=10",
+                                 " --requests=40 --concurrency=2 --warmup=0s",
+                                 " --verify=0.5 --format=json"),
+                    "wrong"),
+            2);
+  json j = json::parse(ReadAll(Dir() + "/wrong.out"));
+  EXPECT_EQ(j["verify"]["responses"].get<int64_t>(), 20);
+  EXPECT_EQ(j["verify"]["mismatches"].get<int64_t>(), 200);  // every pair
+  EXPECT_THAT(ReadAll(Dir() + "/wrong.err"), HasSubstr("mismatch"));
+}
+
+// Always UNAVAILABLE with a 100 ms pushback.
+class BusyService : public v1::CollisionService::CallbackService {
+  grpc::ServerUnaryReactor* Intersect(grpc::CallbackServerContext* context,
+                                      const v1::IntersectRequest*,
+                                      v1::IntersectResponse*) override {
+    context->AddTrailingMetadata("grpc-retry-pushback-ms", "100");
+    auto* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "overloaded"));
+    return reactor;
+  }
+};
+
+TEST(LoadTool, BacksOffOnUnavailableInsteadOfHammering) {
+  BusyService busy;
+  testing::TestServer server(&busy);
+  ASSERT_TRUE(server.ok());
+  ASSERT_EQ(RunTool(absl::StrCat("--target=", server.address(),
+                                 " --batch=1 --duration=1s --warmup=0s",
+                                 " --concurrency=2 --retries=1 --format=json"),
+                    "busy"),
+            0)
+      << ReadAll(Dir() + "/busy.err");
+  json j = json::parse(ReadAll(Dir() + "/busy.out"));
+  const int64_t requests = j["requests"].get<int64_t>();
+  EXPECT_EQ(j["status_counts"]["UNAVAILABLE"].get<int64_t>(), requests);
+  EXPECT_EQ(j["backoffs"].get<int64_t>(), requests);
+  // Two workers pausing 100 ms each: about 20 calls in 1 s, not thousands.
+  EXPECT_GE(requests, 2);
+  EXPECT_LE(requests, 30);
+}
+
+TEST(LoadTool, BaselineRegressionExitsNonZero) {
+  auto server = StartServer();
+  ASSERT_NE(server, nullptr);
+  const std::string d = Dir();
+  // A baseline no loopback run can reach, and one every run beats.
+  std::ofstream(d + "/fast.json")
+      << R"({"requests_per_second":1e12,"errors":0,)"
+      << R"("latency_us":{"p50":0.001,"p99":0.001}})";
+  std::ofstream(d + "/slow.json")
+      << R"({"requests_per_second":0.001,"errors":0,)"
+      << R"("latency_us":{"p50":1e12,"p99":1e12}})";
+  const std::string args =
+      absl::StrCat("--target=", server->address(), " --requests=50 --warmup=0s",
+                   " --concurrency=2 --baseline=", d);
+  EXPECT_EQ(RunTool(args + "/fast.json", "regress"), 3);
+  EXPECT_THAT(ReadAll(d + "/regress.err"), HasSubstr("regression: throughput"));
+  EXPECT_EQ(RunTool(args + "/slow.json", "improve"), 0)
+      << ReadAll(d + "/improve.err");
+  std::ofstream(d + "/junk.json") << "not json";
+  EXPECT_EQ(RunTool(args + "/junk.json", "junk"), 1);
+}
+
+TEST(LoadTool, HtmlReportRendersInHeadlessChromium) {
+  auto server = StartServer();
+  ASSERT_NE(server, nullptr);
+  const std::string d = Dir();
+  ASSERT_EQ(RunTool(absl::StrCat("--target=", server->address(),
+                                 " --duration=2s --warmup=0s --concurrency=4",
+                                 " --html_out=", d, "/report.html"),
+                    "html"),
+            0)
+      << ReadAll(d + "/html.err");
+  const std::string html = ReadAll(d + "/report.html");
+  ASSERT_THAT(html, HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("<script")));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("http://www.w3.org/1999")));
+  // Three charts; the histogram has bars, the time charts have lines.
+  std::vector<std::string> svgs = absl::StrSplit(html, "<svg ");
+  ASSERT_EQ(svgs.size(), 4u);
+  EXPECT_THAT(svgs[1], HasSubstr("<rect x=\"6"));  // a bar, not the backdrop
+  EXPECT_THAT(svgs[2], HasSubstr("<path d=\"M"));
+  EXPECT_THAT(svgs[3], HasSubstr("<path d=\"M"));
+
+  // Chromium is a test dependency (scripts/install-test-extras.sh): fail,
+  // never skip, when it is missing.
+  ASSERT_EQ(Shell("command -v chromium > /dev/null"), 0)
+      << "chromium is not installed: run scripts/install-test-extras.sh";
+  const std::string png = d + "/report.png";
+  std::remove(png.c_str());
+  const std::string cmd = absl::StrCat(
+      "timeout 120 chromium --headless --no-sandbox --disable-gpu "
+      "--disable-quic",
+      " --no-first-run --disable-background-networking",
+      " --disable-component-update --disable-sync --user-data-dir=$(mktemp -d)",
+      " --screenshot=", png, " --window-size=1200,900 file://", d,
+      "/report.html > ", d, "/chromium.log 2>&1");
+  EXPECT_EQ(Shell(cmd), 0) << ReadAll(d + "/chromium.log");
+  const std::string image = ReadAll(png);
+  ASSERT_GT(image.size(), 20000u) << "screenshot missing or blank";
+  EXPECT_EQ(image.substr(1, 3), "PNG");
+}
+
+}  // namespace
+}  // namespace collision
