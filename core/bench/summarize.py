@@ -69,7 +69,7 @@ def main():
         if k not in kernels:
             kernels.append(k)
 
-    def table(title, pairs, with_bw):
+    def table(title, pairs, with_bw, prefix=None, exclude=()):
         print(f"\n{title}\n")
         head = "| kernel | variant | " + " | ".join(
             f"{s // 1024}k" if s < 2**20 else f"{s // 2**20}M" for s in SIZES)
@@ -79,6 +79,10 @@ def main():
         print(head)
         print("|" + " --- |" * (head.count("|") - 1))
         for k in kernels:
+            if prefix and not k.startswith(prefix):
+                continue
+            if any(k.startswith(e) for e in exclude):
+                continue
             for base, fast in pairs:
                 if ((k, fast, SIZES[0]) not in rate or
                         (k, base, SIZES[0]) not in rate):
@@ -102,10 +106,12 @@ def main():
 
     table("Intersect, full result (scalar_ref: scalar.h per pair; simd: bits + "
           "relation + separation):",
-          [("scalar_ref", "simd"), ("scalar_sincos", "simd")], True)
+          [("scalar_ref", "simd"), ("scalar_sincos", "simd")], True,
+          exclude=("closest_", "batch_"))
     table("Intersect, hit only (scalar_seed: the seeds' inline loop; simd_hit: "
           "bitset only):", [("scalar_seed", "simd_hit")], True)
-    table("ClosestPoint:", [("scalar_ref", "simd")], True)
+    table("ClosestPoint (simd: all 11 float columns + inside):",
+          [("scalar_ref", "simd")], True, prefix="closest_")
     table("Dispatcher on mixed batches:", [("scalar_ref", "dispatch")], False)
     table("Rotation from angle:", [("scalar", "simd")], False)
     if ("circle_rotated_angle", "simd", 1024) in rate:
