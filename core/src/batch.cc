@@ -104,6 +104,7 @@ struct Grouping {
   std::array<size_t, kGroups> group_count{};
   std::vector<uint8_t> combo;  // per item of the chunk
   std::vector<uint32_t> item;  // per slot: the item it holds
+  std::vector<uint32_t> slot;  // per item: its slot (inverse of `item`)
   std::vector<float> arena;    // the columns of every group
   std::array<std::array<float*, kMaxCols>, kGroups> cols{};
 
@@ -118,6 +119,7 @@ struct Grouping {
     count.fill(0);
     combo.resize(n);
     item.resize(n);
+    slot.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const int c = combo_of(items[i]);
       assert(group_of[c] < kGroups && "unsupported pair");
@@ -135,8 +137,11 @@ struct Grouping {
       group_count[g] += count[c];
     }
     std::array<uint32_t, kNumCombos> fill = start;
-    for (size_t i = 0; i < n; ++i)
-      item[fill[combo[i]]++] = static_cast<uint32_t>(i);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t at = fill[combo[i]]++;
+      item[at] = static_cast<uint32_t>(i);
+      slot[i] = at;
+    }
     size_t floats = 0;
     for (size_t g = 0; g < kGroups; ++g) floats += group_count[g] * num_cols[g];
     if (arena.size() < floats) arena.resize(floats);
@@ -296,11 +301,10 @@ void IntersectChunk(absl::Span<const ShapePair> pairs, Boundary boundary,
                       {s.hit.data() + at, nullptr, s.relation.data() + at,
                        s.separation.data() + at});
   }
-  for (size_t slot = 0; slot < n; ++slot) {
-    IntersectResult& r = out[gr.item[slot]];
-    r.hit = s.hit[slot] != 0;
-    r.relation = s.relation[slot];
-    r.separation = s.separation[slot];
+  // In item order: the results are written sequentially.
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = gr.slot[i];
+    out[i] = IntersectResult{s.hit[at] != 0, s.relation[at], s.separation[at]};
   }
 }
 
@@ -435,14 +439,16 @@ void ClosestChunk(absl::Span<const ClosestPointItem> items, Boundary boundary,
     o.inside = s.inside.data() + at;
     RunClosestGroup(g, gr.cols[g].data(), gr.group_count[g], boundary, o);
   }
-  for (size_t slot = 0; slot < n; ++slot) {
-    ClosestPointResult& r = out[gr.item[slot]];
-    r.closest_point = {f[0][slot], f[1][slot], f[2][slot]};
-    r.surface_point = {f[3][slot], f[4][slot], f[5][slot]};
-    r.normal = {f[6][slot], f[7][slot], f[8][slot]};
-    r.signed_distance = f[9][slot];
-    r.gap = f[10][slot];
-    r.inside = s.inside[slot] != 0;
+  // In item order: the results are written sequentially.
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = gr.slot[i];
+    ClosestPointResult& r = out[i];
+    r.closest_point = {f[0][at], f[1][at], f[2][at]};
+    r.surface_point = {f[3][at], f[4][at], f[5][at]};
+    r.normal = {f[6][at], f[7][at], f[8][at]};
+    r.signed_distance = f[9][at];
+    r.gap = f[10][at];
+    r.inside = s.inside[at] != 0;
   }
 }
 
