@@ -21,7 +21,10 @@ bool Expired(grpc::CallbackServerContext* context) {
 
 CollisionServiceImpl::CollisionServiceImpl(const ServiceOptions& options,
                                            Metrics* metrics)
-    : options_(options), metrics_(metrics), pool_(options.worker_threads) {}
+    : options_(options), metrics_(metrics), pool_(options.worker_threads) {
+  SetMessageAllocatorFor_Intersect(&intersect_allocator_);
+  SetMessageAllocatorFor_ClosestPoint(&closest_point_allocator_);
+}
 
 bool CollisionServiceImpl::Admit() {
   const int now = in_flight_.fetch_add(1) + 1;

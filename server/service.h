@@ -13,6 +13,7 @@
 
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "server/arena_allocator.h"
 #include "server/handlers.h"
 #include "server/metrics.h"
 #include "server/worker_pool.h"
@@ -77,6 +78,10 @@ class CollisionServiceImpl final
 
   const ServiceOptions options_;
   Metrics* const metrics_;
+  ArenaMessageAllocator<v1::IntersectRequest, v1::IntersectResponse>
+      intersect_allocator_;
+  ArenaMessageAllocator<v1::ClosestPointRequest, v1::ClosestPointResponse>
+      closest_point_allocator_;
   std::atomic<int> in_flight_{0};
   // Declared last: destroyed first, so queued work finishes while the rest
   // of the service is still alive.
