@@ -67,6 +67,12 @@ ABSL_FLAG(std::string, html_out, "", "also write the HTML report here");
 ABSL_FLAG(std::string, baseline, "", "JSON report to compare with");
 ABSL_FLAG(double, max_regression, 1.2,
           "with --baseline: allowed ratio (1.2 = 20% slower) before exit 3");
+ABSL_FLAG(bool, blocking, false,
+          "unary calls as blocking calls on one thread per slot instead of "
+          "callback calls from one pacer thread (stream ops always block)");
+ABSL_FLAG(std::string, dump_request, "",
+          "write the first unary request as a gRPC-framed body (5-byte prefix "
+          "+ message, for h2load -d) to this file, print its method, and exit");
 ABSL_FLAG(std::string, progress, "auto",
           "live progress line: auto (a TTY), on, off");
 
@@ -92,6 +98,32 @@ absl::StatusOr<std::string> ReadToken(const std::string& path) {
     return absl::InvalidArgumentError("cannot read a token from " + path);
   }
   return token;
+}
+
+// For cross-checking with h2load: the body and :path of one unary call.
+int DumpRequest(const Item& item, const std::string& path) {
+  std::string message, method;
+  if (item.op.wire == Wire::kStream) return Fail("cannot dump a stream op");
+  if (item.intersect) {
+    message = item.intersect->SerializeAsString();
+    method = "Intersect";
+  } else if (item.closest) {
+    message = item.closest->SerializeAsString();
+    method = "ClosestPoint";
+  } else if (item.intersect_columns) {
+    message = item.intersect_columns->request().SerializeAsString();
+    method = "IntersectColumns";
+  } else {
+    message = item.closest_columns->request().SerializeAsString();
+    method = "ClosestPointColumns";
+  }
+  const uint32_t n = static_cast<uint32_t>(message.size());
+  std::string body(1, '\0');  // not compressed
+  for (int shift = 24; shift >= 0; shift -= 8)
+    body += char((n >> shift) & 0xff);
+  if (!WriteFile(path, body + message)) return Fail("cannot write " + path);
+  std::printf("/collision.v1.CollisionService/%s\n", method.c_str());
+  return 0;
 }
 
 }  // namespace
@@ -153,6 +185,7 @@ int main(int argc, char** argv) {
   o.poisson = absl::GetFlag(FLAGS_poisson);
   o.seed = w.seed;
   o.verify_fraction = absl::GetFlag(FLAGS_verify);
+  o.callback_api = !absl::GetFlag(FLAGS_blocking);
   const std::string progress = absl::GetFlag(FLAGS_progress);
   o.progress = progress == "on" || (progress == "auto" && isatty(2));
   const std::string format = absl::GetFlag(FLAGS_format);
@@ -162,6 +195,10 @@ int main(int argc, char** argv) {
 
   auto workload = Workload::Create(w);
   if (!workload.ok()) return Fail(workload.status().ToString());
+  if (const std::string path = absl::GetFlag(FLAGS_dump_request);
+      !path.empty()) {
+    return DumpRequest(workload->Get(0), path);
+  }
   auto run = Run(o, *workload);
   if (!run.ok()) return Fail(run.status().ToString());
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <random>
 #include <thread>
@@ -174,6 +175,51 @@ absl::Status Call(const Item& item, const client::Client& c,
   return status;
 }
 
+// Pause after a call: after UNAVAILABLE (gRPC has already retried within
+// its budget) as long as the server's pushback asked, else exponentially
+// longer from 10 ms to 1 s; nothing after other outcomes.
+class Backoff {
+ public:
+  absl::Duration After(const absl::Status& s, WorkerResult* r) {
+    if (s.code() != absl::StatusCode::kUnavailable) {
+      if (s.ok()) next_ = absl::Milliseconds(10);
+      return absl::ZeroDuration();
+    }
+    const absl::Duration pause = client::RetryPushback(s).value_or(next_);
+    next_ = std::min(next_ * 2, absl::Seconds(1));
+    ++r->backoffs;
+    r->backoff_s += absl::ToDoubleSeconds(pause);
+    return pause;
+  }
+
+ private:
+  absl::Duration next_ = absl::Milliseconds(10);
+};
+
+// Starts one unary call of `item` with the callback API; `done` gets the
+// status and, with `verify`, the number of mismatching answers.
+void StartCall(const Item& item, const client::Client& c, bool verify,
+               std::function<void(absl::Status, int64_t)> done) {
+  auto finish = [&item, verify, done = std::move(done)](auto r) {
+    done(r.status(), r.ok() && verify ? CountMismatches(item, *r) : 0);
+  };
+  if (item.op.rpc == Rpc::kIntersect && item.op.wire == Wire::kPairs) {
+    c.IntersectAsync(item.intersect, finish);
+  } else if (item.op.rpc == Rpc::kIntersect) {
+    c.IntersectColumnsAsync(
+        std::shared_ptr<const v1::IntersectColumnsRequest>(
+            item.intersect_columns, &item.intersect_columns->request()),
+        finish);
+  } else if (item.op.wire == Wire::kPairs) {
+    c.ClosestPointAsync(item.closest, finish);
+  } else {
+    c.ClosestPointColumnsAsync(
+        std::shared_ptr<const v1::ClosestPointColumnsRequest>(
+            item.closest_columns, &item.closest_columns->request()),
+        finish);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
@@ -208,63 +254,120 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
   absl::Mutex mu;
   int running = o.concurrency;
 
+  // Counts one finished call; `r` is the caller's (or locked).
+  auto record = [&](WorkerResult& r, const Ticket& t, const Item& item,
+                    const absl::Status& s, bool verify, int64_t mismatches,
+                    absl::Time sent, absl::Time end) {
+    if (!t.measured) return;
+    const int64_t ns = absl::ToInt64Nanoseconds(end - sent);
+    r.latency.Record(ns);
+    ++r.requests;
+    const std::string code = absl::StatusCodeToString(s.code());
+    ++r.codes[code];
+    if (s.ok()) {
+      ++r.ok;
+      r.pairs += item.pairs;
+      if (verify) {
+        ++r.verified;
+        r.verified_pairs += item.pairs;
+        r.mismatches += mismatches;
+      }
+    } else {
+      r.first_error.emplace(code, std::string(s.message()));
+      error_count.fetch_add(1, std::memory_order_relaxed);
+    }
+    r.last_end = std::max(r.last_end, end);
+    series.Record(end, ns, s.ok());
+    done_count.fetch_add(1, std::memory_order_relaxed);
+  };
+  auto wants_verify = [&](const Ticket& t) {
+    return t.measured && verify_every > 0 &&
+           t.index % static_cast<uint64_t>(verify_every) == 0;
+  };
+
+  // Blocking path (any stream op in the mix): one thread per slot.
   auto worker = [&](int w) {
     WorkerResult& r = results[static_cast<std::size_t>(w)];
     const client::Client& c =
         *clients[static_cast<std::size_t>(w % o.connections)];
     std::unique_ptr<client::QuerySession> session;
-    absl::Duration backoff = absl::Milliseconds(10);
+    Backoff backoff;
     for (Ticket t = scheduler.Next(); !t.stop; t = scheduler.Next()) {
       if (o.rate > 0) absl::SleepFor(t.due - absl::Now());
       const absl::Time sent = o.rate > 0 ? t.due : absl::Now();
       const Item& item = workload.Get(t.index);
-      const bool verify = t.measured && verify_every > 0 &&
-                          t.index % static_cast<uint64_t>(verify_every) == 0;
+      const bool verify = wants_verify(t);
       int64_t mismatches = 0;
       absl::Status s = Call(item, c, &session, t.index, verify, &mismatches);
-      const absl::Time end = absl::Now();
-      if (t.measured) {
-        const int64_t ns = absl::ToInt64Nanoseconds(end - sent);
-        r.latency.Record(ns);
-        ++r.requests;
-        const std::string code = absl::StatusCodeToString(s.code());
-        ++r.codes[code];
-        if (s.ok()) {
-          ++r.ok;
-          r.pairs += item.pairs;
-          if (verify) {
-            ++r.verified;
-            r.verified_pairs += item.pairs;
-            r.mismatches += mismatches;
-          }
-        } else {
-          r.first_error.emplace(code, std::string(s.message()));
-          error_count.fetch_add(1, std::memory_order_relaxed);
-        }
-        r.last_end = std::max(r.last_end, end);
-        series.Record(end, ns, s.ok());
-        done_count.fetch_add(1, std::memory_order_relaxed);
-      }
-      if (s.code() == absl::StatusCode::kUnavailable) {
-        // gRPC already retried within its budget; pause before the next call
-        // for as long as the server asked, else with exponential backoff.
-        std::optional<absl::Duration> pushback = client::RetryPushback(s);
-        const absl::Duration pause = pushback.value_or(backoff);
-        backoff = std::min(backoff * 2, absl::Seconds(1));
-        ++r.backoffs;
-        r.backoff_s += absl::ToDoubleSeconds(pause);
-        absl::SleepFor(pause);
-      } else if (s.ok()) {
-        backoff = absl::Milliseconds(10);
-      }
+      record(r, t, item, s, verify, mismatches, sent, absl::Now());
+      const absl::Duration pause = backoff.After(s, &r);
+      if (pause > absl::ZeroDuration()) absl::SleepFor(pause);
     }
     if (session != nullptr) session->Finish().IgnoreError();
     absl::MutexLock lock(&mu);
     --running;
   };
 
+  // Callback path (unary ops only): one pacer thread starts each call when
+  // it is due and one of `concurrency` slots is free; completions run on
+  // gRPC's threads. Fewer threads, less client CPU than blocking calls.
+  // Outlives the pacer: completions may still be unlocking slot_mu.
+  absl::Mutex slot_mu;
+  int free_slots = o.concurrency;
+  absl::Time pause_until = absl::InfinitePast();
+  Backoff shared_backoff;
+  struct AllFree {
+    const int* free;
+    int total;
+    bool Done() const { return *free == total; }
+  } all_free{&free_slots, o.concurrency};
+  auto pacer = [&]() {
+    WorkerResult& r = results[0];
+    Backoff& backoff = shared_backoff;
+    for (Ticket t = scheduler.Next(); !t.stop; t = scheduler.Next()) {
+      if (o.rate > 0) absl::SleepFor(t.due - absl::Now());
+      absl::Time resume;
+      {
+        absl::MutexLock lock(&slot_mu);
+        slot_mu.Await(absl::Condition(
+            +[](int* n) { return *n > 0; }, &free_slots));
+        --free_slots;
+        resume = pause_until;
+      }
+      absl::SleepFor(resume - absl::Now());  // the whole client backs off
+      const absl::Time sent = o.rate > 0 ? t.due : absl::Now();
+      const Item& item = workload.Get(t.index);
+      const bool verify = wants_verify(t);
+      const client::Client& c =
+          *clients[static_cast<std::size_t>(t.index % uint64_t(o.connections))];
+      StartCall(item, c, verify,
+                [&, t, sent, verify](absl::Status s, int64_t mismatches) {
+                  const absl::Time end = absl::Now();
+                  absl::MutexLock lock(&slot_mu);
+                  record(r, t, workload.Get(t.index), s, verify, mismatches,
+                         sent, end);
+                  pause_until =
+                      std::max(pause_until, end + backoff.After(s, &r));
+                  ++free_slots;
+                });
+    }
+    absl::MutexLock lock(&slot_mu);
+    slot_mu.Await(absl::Condition(&all_free, &AllFree::Done));
+    absl::MutexLock lock2(&mu);
+    --running;
+  };
+
+  bool any_stream = false;
+  for (const auto& [op, weight] : workload.options().ops) {
+    any_stream |= op.wire == Wire::kStream;
+  }
   std::vector<std::thread> threads;
-  for (int w = 0; w < o.concurrency; ++w) threads.emplace_back(worker, w);
+  if (any_stream || !o.callback_api) {
+    for (int w = 0; w < o.concurrency; ++w) threads.emplace_back(worker, w);
+  } else {
+    running = 1;
+    threads.emplace_back(pacer);
+  }
 
   // Main thread: CPU sample at the start of the measured window, progress.
   absl::SleepFor(scheduler.measure_start() - absl::Now());

@@ -36,6 +36,9 @@ struct RunOptions {
   uint64_t seed = 1;           // Poisson arrivals
   double verify_fraction = 0;  // share of responses checked (0..1)
   bool progress = false;       // live line on stderr
+  // Unary calls through the callback API from one pacer thread (default);
+  // false: one thread per slot with blocking calls (what stream ops use).
+  bool callback_api = true;
   absl::Duration progress_interval = absl::Seconds(1);
 };
 
