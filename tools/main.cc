@@ -8,6 +8,7 @@
 //
 // Exit status: 0 ok, 1 bad flags or setup, 2 --verify found mismatches,
 // 3 --baseline found a regression.
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -100,6 +101,19 @@ absl::StatusOr<std::string> ReadToken(const std::string& path) {
   return token;
 }
 
+// "1.2.3.4:80" or "[::1]:80": what an ipv4:/ipv6: target list accepts.
+bool IsNumericHostPort(const std::string& t) {
+  const std::size_t colon = t.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string host = t.substr(0, colon);
+  unsigned char buf[sizeof(in6_addr)];
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    return inet_pton(AF_INET6, host.substr(1, host.size() - 2).c_str(), buf) ==
+           1;
+  }
+  return inet_pton(AF_INET, host.c_str(), buf) == 1;
+}
+
 // For cross-checking with h2load: the body and :path of one unary call.
 int DumpRequest(const Item& item, const std::string& path) {
   std::string message, method;
@@ -154,6 +168,16 @@ int main(int argc, char** argv) {
   o.target = targets[0];
   o.client.load_balancing_policy = absl::GetFlag(FLAGS_lb);
   if (targets.size() > 1) {
+    for (const std::string& t : targets) {
+      if (!IsNumericHostPort(t)) {
+        return Fail(
+            "with several --target addresses each must be a numeric "
+            "ip:port (got \"" +
+            t +
+            "\"); for host names use one "
+            "dns:///name:port target and --lb=round_robin");
+      }
+    }
     o.target =
         absl::StrCat(absl::StartsWith(targets[0], "[") ? "ipv6:" : "ipv4:",
                      absl::StrJoin(targets, ","));
