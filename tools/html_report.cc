@@ -12,7 +12,7 @@
 namespace collision::load {
 namespace {
 
-constexpr double kW = 560, kH = 240, kLeft = 60, kBottom = 30, kTop = 10;
+constexpr double kW = 520, kH = 240, kLeft = 60, kBottom = 30, kTop = 10;
 
 std::string Escape(const std::string& s) {
   return absl::StrReplaceAll(
