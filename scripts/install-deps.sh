@@ -10,6 +10,7 @@ packages=(
   prometheus-cpp-dev libssl-dev openssl curl
   python3 python3-grpcio python3-protobuf
   nlohmann-json3-dev
+  python3-yaml
 )
 
 missing=()
