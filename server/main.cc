@@ -46,6 +46,14 @@ ABSL_FLAG(absl::Duration, keepalive_timeout, absl::Seconds(20),
 ABSL_FLAG(absl::Duration, min_client_ping_interval, absl::Seconds(10),
           "least interval accepted between client pings (keepalive "
           "enforcement)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "TLS: server certificate chain (PEM); with --tls_key turns TLS on");
+ABSL_FLAG(std::string, tls_key, "", "TLS: server private key (PEM)");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "mutual TLS: CA (PEM) client certificates must chain to");
+ABSL_FLAG(std::string, token_file, "",
+          "bearer tokens (one per line) required on every collision.v1 call; "
+          "the health service stays open");
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection");
 ABSL_FLAG(bool, allow_reuseport, false,
           "let other processes bind the same port (SO_REUSEPORT)");
@@ -98,6 +106,10 @@ int main(int argc, char** argv) {
   options.service.worker_threads = static_cast<std::size_t>(
       std::max(0, absl::GetFlag(FLAGS_worker_threads)));
   options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
+  options.tls.cert_chain_file = absl::GetFlag(FLAGS_tls_cert);
+  options.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);
+  options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
+  options.token_file = absl::GetFlag(FLAGS_token_file);
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace =
       absl::GetFlag(FLAGS_max_connection_age_grace);
@@ -125,7 +137,11 @@ int main(int argc, char** argv) {
                              0, options.metrics_address.rfind(':')),
                          ":", (*server)->metrics_port()),
       " max_receive_message_bytes=", options.max_receive_message_bytes,
-      " reflection=", options.enable_reflection,
+      " reflection=", options.enable_reflection, " tls=",
+      options.tls.cert_chain_file.empty()
+          ? "off"
+          : (options.tls.client_ca_file.empty() ? "on" : "mutual"),
+      " auth=", options.token_file.empty() ? "off" : "bearer tokens",
       " simd_target=", collision::SimdTargetName()));
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty() && !WritePortFile(port_file, (*server)->port())) {

@@ -47,11 +47,19 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     server->metrics_port_ = (*metrics)->port();
     server->metrics_ = *std::move(metrics);
   }
+  auto credentials = MakeServerCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
+  ServiceOptions service_options = options.service;
+  if (!options.token_file.empty()) {
+    auto tokens = TokenSet::LoadFile(options.token_file);
+    if (!tokens.ok()) return tokens.status();
+    service_options.tokens =
+        std::make_shared<const TokenSet>(*std::move(tokens));
+  }
   server->service_ = std::make_unique<CollisionServiceImpl>(
-      options.service, server->metrics_.get());
+      service_options, server->metrics_.get());
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  builder.AddListeningPort(options.address, *credentials, &server->port_);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
                              options.allow_reuseport ? 1 : 0);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);

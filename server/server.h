@@ -42,6 +42,10 @@ struct ServerOptions {
   // host:port of the Prometheus /metrics endpoint; port 0 picks a free port;
   // empty turns metrics off.
   std::string metrics_address;
+  // TLS / mutual TLS; all empty: plaintext.
+  TlsFiles tls;
+  // Bearer tokens required on every collision.v1 call; empty: none.
+  std::string token_file;
 };
 
 class CollisionServer {

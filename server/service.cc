@@ -49,6 +49,26 @@ grpc::Status CollisionServiceImpl::Overloaded() const {
                    options_.retry_pushback_ms, " ms"));
 }
 
+grpc::Status CollisionServiceImpl::Authenticate(
+    grpc::CallbackServerContext* context) const {
+  if (options_.tokens == nullptr) return grpc::Status::OK;
+  const auto& metadata = context->client_metadata();
+  const auto it = metadata.find("authorization");
+  if (it == metadata.end()) {
+    metrics_->Rejected("unauthenticated");
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "missing bearer token: send the metadata "
+                        "`authorization: Bearer <token>`");
+  }
+  if (!options_.tokens->Accepts(
+          absl::string_view(it->second.data(), it->second.size()))) {
+    metrics_->Rejected("unauthenticated");
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "invalid bearer token");
+  }
+  return grpc::Status::OK;
+}
+
 HandlerContext CollisionServiceImpl::MakeContext(
     grpc::CallbackServerContext* context) {
   HandlerContext c;
@@ -97,6 +117,10 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
                           absl::ToDoubleSeconds(absl::Now() - start));
     reactor->Finish(s);
   };
+  if (grpc::Status auth = Authenticate(context); !auth.ok()) {
+    finish(auth);
+    return reactor;
+  }
   if (!Admit()) {
     context->AddTrailingMetadata("grpc-retry-pushback-ms",
                                  std::to_string(options_.retry_pushback_ms));
@@ -162,6 +186,10 @@ class QueryStreamReactor final
                      grpc::CallbackServerContext* context)
       : service_(service), context_(context), start_(absl::Now()) {
     service_->metrics_->CallStarted("QueryStream", kBidi);
+    if (grpc::Status auth = service_->Authenticate(context); !auth.ok()) {
+      Finish(auth);
+      return;
+    }
     StartRead(&request_);
   }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "collision/v1/collision.grpc.pb.h"
@@ -16,6 +17,7 @@
 #include "server/arena_allocator.h"
 #include "server/handlers.h"
 #include "server/metrics.h"
+#include "server/security.h"
 #include "server/worker_pool.h"
 
 namespace collision::server {
@@ -31,6 +33,9 @@ struct ServiceOptions {
   int retry_pushback_ms = 20;
   // Compute threads; 0 = one per hardware thread.
   std::size_t worker_threads = 0;
+  // When set, every collision.v1 call must carry one of these bearer tokens
+  // (see security.h); the health service stays open.
+  std::shared_ptr<const TokenSet> tokens;
   // Test seam: runs on the worker right before each admitted request is
   // computed (tests block here to hold a slot or let a deadline pass).
   std::function<void()> before_compute;
@@ -70,6 +75,9 @@ class CollisionServiceImpl final
   bool Admit();
   void Release();
   grpc::Status Overloaded() const;
+  // OK, or UNAUTHENTICATED when tokens are required and the call has none
+  // of them.
+  grpc::Status Authenticate(grpc::CallbackServerContext* context) const;
   HandlerContext MakeContext(grpc::CallbackServerContext* context);
   template <typename Request, typename Response, typename Handler>
   grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context,

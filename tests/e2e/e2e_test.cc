@@ -66,12 +66,12 @@ TEST_F(EndToEnd, EveryParametrisationAnswersThroughTheWire) {
   batch.Add(c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10));  // touch
   batch.Add(c::Circle(5, 5, 2), c::RectFromMinMax(6, 0, 10, 10));     // overlap
   batch.Add(c::Circle(5, 5, 2), c::RectFromCenterHalfExtents(8, 5, 1, 1));
-  batch.Add(c::Point(10, 13), c::RotatedRectFromPivot(4, 2, 0, 1, 10, 10,
-                                                      1.57079637f));
-  batch.Add(c::Point(-1, 3), c::RotatedRectFromPivotCosSin(4, 2, 0, 0, 0, 0,
-                                                          0, 1));
-  batch.Add(c::Point(2, 0), c::RotatedRectAboutCenter(-1, -2, 2, 4,
-                                                      c::DegreesToRadians(90)));
+  batch.Add(c::Point(10, 13),
+            c::RotatedRectFromPivot(4, 2, 0, 1, 10, 10, 1.57079637f));
+  batch.Add(c::Point(-1, 3),
+            c::RotatedRectFromPivotCosSin(4, 2, 0, 0, 0, 0, 0, 1));
+  batch.Add(c::Point(2, 0),
+            c::RotatedRectAboutCenter(-1, -2, 2, 4, c::DegreesToRadians(90)));
   batch.Add(c::Circle(0, 0, 2), c::Circle(5, 0, 3));
   batch.Add(c::RectFromMinMax(0, 0, 1, 1), c::RectFromMinMax(4, 5, 6, 6));
   batch.Add(c::Sphere(3, 4, 4, 3), c::BoxFromMinMax(0, 0, 0, 2, 2, 2));
@@ -156,7 +156,8 @@ TEST(EndToEndLimits, BatchOverTheLimitAndOversizedMessagesAreRejected) {
   for (int i = 0; i < 101; ++i) over.Add(c::Point(0, 0), c::Point(1, 1));
   absl::StatusOr<v1::IntersectResponse> r = client->Intersect(over);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(r.status().message(), HasSubstr("over this server's limit of 100"));
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("over this server's limit of 100"));
 
   c::IntersectBatch huge;
   for (int i = 0; i < 300; ++i) {

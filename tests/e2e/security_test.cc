@@ -1,0 +1,182 @@
+// TLS, mutual TLS and bearer tokens on a real server (127.0.0.1:0), called
+// through the C++ client library. Certificates are made at test time by
+// make_test_certs.sh (openssl); nothing secret is committed.
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "collision/client/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/server.h"
+
+namespace collision {
+namespace {
+
+namespace c = collision::client;
+using ::testing::HasSubstr;
+
+class Security : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(
+        absl::StrCat(::testing::TempDir(), "certs-", std::to_string(getpid())));
+    const std::string cmd =
+        absl::StrCat("bash ", COLLISION_CERT_SCRIPT, " ", *dir_);
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  static std::string File(const std::string& name) {
+    return absl::StrCat(*dir_, "/", name);
+  }
+
+  std::unique_ptr<server::CollisionServer> Start(bool mutual,
+                                                 std::string token_file = "") {
+    server::ServerOptions o;
+    o.address = "127.0.0.1:0";
+    o.tls.cert_chain_file = File("server.pem");
+    o.tls.private_key_file = File("server.key");
+    if (mutual) o.tls.client_ca_file = File("ca.pem");
+    o.token_file = std::move(token_file);
+    auto s = server::CollisionServer::Start(o);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? *std::move(s) : nullptr;
+  }
+
+  // One Intersect call; the status code it ends with.
+  static absl::StatusCode Call(const server::CollisionServer& s,
+                               c::ClientOptions o) {
+    o.timeout = absl::Seconds(3);
+    o.retry.enabled = false;
+    o.own_connection = true;
+    auto client = c::Client::Create(s.address(), o);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return (*client)
+        ->Intersect(c::IntersectBatch().Add(c::Point(0, 0), c::Point(0, 0)))
+        .status()
+        .code();
+  }
+
+  static c::ClientOptions Tls(const std::string& cert = "") {
+    c::ClientOptions o;
+    o.tls.enabled = true;
+    o.tls.root_ca_file = File("ca.pem");
+    o.tls.server_name_override = "localhost";
+    if (!cert.empty()) {
+      o.tls.cert_chain_file = File(cert + ".pem");
+      o.tls.private_key_file = File(cert + ".key");
+    }
+    return o;
+  }
+
+  static std::string* dir_;
+};
+std::string* Security::dir_ = nullptr;
+
+TEST_F(Security, TlsServesTlsClientsAndRefusesPlaintext) {
+  auto s = Start(/*mutual=*/false);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(Call(*s, Tls()), absl::StatusCode::kOk);
+  EXPECT_EQ(Call(*s, c::ClientOptions()), absl::StatusCode::kUnavailable);
+  // A client that does not trust the server's CA refuses it.
+  c::ClientOptions wrong_ca = Tls();
+  wrong_ca.tls.root_ca_file = File("rogue-ca.pem");
+  EXPECT_EQ(Call(*s, wrong_ca), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(Security, MutualTlsNeedsAClientCertificateFromTheTrustedCa) {
+  auto s = Start(/*mutual=*/true);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(Call(*s, Tls("client")), absl::StatusCode::kOk);
+  EXPECT_EQ(Call(*s, Tls()), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Call(*s, Tls("rogue-client")), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(Security, BearerTokensAreRequiredButHealthStaysOpen) {
+  const std::string tokens = File("tokens");
+  std::ofstream(tokens) << "# comment\n\nfirst-secret-token\nsecond-token\n";
+  auto s = Start(/*mutual=*/false, tokens);
+  ASSERT_NE(s, nullptr);
+  c::ClientOptions none = Tls();
+  EXPECT_EQ(Call(*s, none), absl::StatusCode::kUnauthenticated);
+  c::ClientOptions wrong = Tls();
+  wrong.bearer_token = "first-secret-toke";
+  EXPECT_EQ(Call(*s, wrong), absl::StatusCode::kUnauthenticated);
+  c::ClientOptions right = Tls();
+  right.bearer_token = "second-token";
+  EXPECT_EQ(Call(*s, right), absl::StatusCode::kOk);
+  // Probes need no token.
+  auto probe = c::Client::Create(s->address(), Tls());
+  ASSERT_TRUE(probe.ok());
+  EXPECT_TRUE(*(*probe)->IsServing(server::kHealthServiceName));
+  // The message says what is missing without echoing anything secret.
+  auto client = c::Client::Create(s->address(), wrong);
+  auto r = (*client)->Intersect(
+      c::IntersectBatch().Add(c::Point(0, 0), c::Point(0, 0)));
+  EXPECT_EQ(r.status().message(), "invalid bearer token");
+}
+
+TEST_F(Security, StreamsNeedTheTokenToo) {
+  const std::string tokens = File("tokens-stream");
+  std::ofstream(tokens) << "stream-token\n";
+  auto s = Start(/*mutual=*/false, tokens);
+  ASSERT_NE(s, nullptr);
+  // (The generated stub with raw metadata, to reach QueryStream directly.)
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride("localhost");
+  std::ifstream ca_in(File("ca.pem"));
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = std::string(std::istreambuf_iterator<char>(ca_in), {});
+  auto stub = v1::CollisionService::NewStub(
+      grpc::CreateCustomChannel(s->address(), grpc::SslCredentials(ssl), args));
+  for (const char* token : {"", "stream-token"}) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(5));
+    if (*token)
+      ctx.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    auto stream = stub->QueryStream(&ctx);
+    v1::QueryStreamRequest request;
+    request.set_sequence(1);
+    request.mutable_intersect()->set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+    auto* p = request.mutable_intersect()->add_pairs();
+    p->mutable_a()->mutable_point();
+    p->mutable_b()->mutable_point();
+    stream->Write(request);
+    stream->WritesDone();
+    v1::QueryStreamResponse response;
+    const bool got = stream->Read(&response);
+    const grpc::Status status = stream->Finish();
+    if (*token) {
+      EXPECT_TRUE(got);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+    } else {
+      EXPECT_FALSE(got);
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    }
+  }
+}
+
+TEST(SecurityConfig, BadFilesAreClearErrors) {
+  server::ServerOptions o;
+  o.address = "127.0.0.1:0";
+  o.tls.cert_chain_file = "/nonexistent/server.pem";
+  o.tls.private_key_file = "/nonexistent/server.key";
+  auto s = server::CollisionServer::Start(o);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("/nonexistent/server.pem"));
+  server::ServerOptions t;
+  t.address = "127.0.0.1:0";
+  t.token_file = "/nonexistent/tokens";
+  EXPECT_THAT(server::CollisionServer::Start(t).status().message(),
+              HasSubstr("cannot read token file"));
+  server::ServerOptions ca_only;
+  ca_only.address = "127.0.0.1:0";
+  ca_only.tls.client_ca_file = "/tmp/ca.pem";
+  EXPECT_THAT(server::CollisionServer::Start(ca_only).status().message(),
+              HasSubstr("a client CA needs TLS"));
+}
+
+}  // namespace
+}  // namespace collision
