@@ -152,6 +152,11 @@ std::string ServiceConfigJson(const ClientOptions& options) {
         R"("retryThrottling":{"maxTokens":)", r.max_tokens, R"(,"tokenRatio":)",
         absl::StrFormat("%.3f", r.token_ratio), "}");
   }
+  if (!options.health_check_service.empty()) {
+    if (json.size() > 1) json += ",";
+    absl::StrAppend(&json, R"("healthCheckConfig":{"serviceName":")",
+                    options.health_check_service, R"("})");
+  }
   return json + "}";
 }
 
@@ -179,6 +184,10 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     return absl::InvalidArgumentError(
         "retry: need max_attempts >= 2, 0 < initial_backoff <= max_backoff, "
         "backoff_multiplier > 0, max_tokens > 0 and token_ratio > 0");
+  }
+  if (options.health_check_service.find_first_of("\"\\") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        "health_check_service has a quote or backslash");
   }
   if (options.bearer_token.find_first_of("\r\n") != std::string::npos) {
     return absl::InvalidArgumentError("bearer_token has a line break");

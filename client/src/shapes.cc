@@ -97,8 +97,7 @@ v1::Shape Point3(float x, float y, float z) {
   return s;
 }
 
-v1::Shape Sphere(float center_x, float center_y, float center_z,
-                 float radius) {
+v1::Shape Sphere(float center_x, float center_y, float center_z, float radius) {
   v1::Shape s;
   Set(s.mutable_sphere()->mutable_center(), center_x, center_y, center_z);
   s.mutable_sphere()->set_radius(radius);
@@ -117,8 +116,7 @@ v1::Shape BoxFromCenterHalfExtents(float center_x, float center_y,
                                    float center_z, float half_x, float half_y,
                                    float half_z) {
   return BoxFromMinMax(center_x - half_x, center_y - half_y, center_z - half_z,
-                       center_x + half_x, center_y + half_y,
-                       center_z + half_z);
+                       center_x + half_x, center_y + half_y, center_z + half_z);
 }
 
 v1::IntersectRequest IntersectBatch::MakeDefault() {

@@ -13,6 +13,7 @@
 #include "collision/client/client.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
 #include "gtest/gtest.h"
 #include "tests/client/test_server.h"
 
@@ -166,6 +167,31 @@ TEST(ClientBalancing, RoundRobinSpreadsCallsOverEveryAddress) {
   EXPECT_GE(a.times().size(), 5u);
   EXPECT_GE(b.times().size(), 5u);
   EXPECT_EQ(a.times().size() + b.times().size(), 20u);
+}
+
+TEST(ClientBalancing, HealthCheckingSkipsAServerThatIsNotServing) {
+  constexpr char kService[] = "collision.v1.CollisionService";
+  grpc::EnableDefaultHealthCheckService(true);
+  RecordingService a, b;
+  testing::TestServer sa(&a), sb(&b);
+  grpc::EnableDefaultHealthCheckService(false);
+  ASSERT_TRUE(sa.ok() && sb.ok());
+  ASSERT_NE(sa.server()->GetHealthCheckService(), nullptr);
+  sa.server()->GetHealthCheckService()->SetServingStatus(kService, false);
+  sb.server()->GetHealthCheckService()->SetServingStatus(kService, true);
+  c::ClientOptions options;
+  options.load_balancing_policy = "round_robin";
+  options.health_check_service = kService;
+  EXPECT_THAT(c::ServiceConfigJson(options),
+              HasSubstr(R"("healthCheckConfig":{"serviceName":")"));
+  auto client = c::Client::Create(
+      absl::StrCat("ipv4:127.0.0.1:", sa.port(), ",127.0.0.1:", sb.port()),
+      options);
+  ASSERT_TRUE(client.ok());
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE((*client)->Intersect(OnePair()).ok());
+  EXPECT_EQ(a.times().size(), 0u);
+  EXPECT_EQ(b.times().size(), 20u);
 }
 
 TEST(ClientTls, MissingFilesFailClearlyAtCreate) {

@@ -28,6 +28,7 @@ class TestServer {
   bool ok() const { return server_ != nullptr && port_ > 0; }
   int port() const { return port_; }
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
+  grpc::Server* server() const { return server_.get(); }
 
  private:
   int port_ = 0;

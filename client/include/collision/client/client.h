@@ -73,6 +73,12 @@ struct ClientOptions {
   // "round_robin" spreads calls over every address the target resolves to
   // (e.g. "dns:///collision.example:50051" or "ipv4:127.0.0.1:1,127.0.0.1:2").
   std::string load_balancing_policy;
+  // Client-side health checking (service config healthCheckConfig): with
+  // a balancing policy such as round_robin, the channel watches each
+  // server's grpc.health.v1 status for this service name and stops sending
+  // to a server that reports NOT_SERVING (e.g. while it drains). "" = off.
+  // Servers without the health service stay in use.
+  std::string health_check_service;
   // Largest response accepted, in bytes.
   int max_receive_message_bytes = 64 * 1024 * 1024;
   RetryOptions retry;
@@ -93,7 +99,8 @@ inline constexpr char kPushbackPayloadUrl[] =
     "type.collision.dev/grpc-retry-pushback-ms";
 
 // The service config JSON the channel is created with (load balancing,
-// retry policy, retry throttling); exposed for tests and logging.
+// retry policy, retry throttling, health checking); exposed for tests and
+// logging.
 std::string ServiceConfigJson(const ClientOptions& options);
 
 template <typename Response>
