@@ -125,6 +125,9 @@ const std::vector<KindSpec>& Specs() {
 Case Build(const KindSpec& spec, size_t n, uint64_t seed, Mix mix) {
   Case c;
   c.cols = Columns(spec.num_cols);
+  c.cols.Reserve(n);
+  c.want[0].reserve(n);
+  c.want[1].reserve(n);
   Gen g(seed, mix);
   for (size_t i = 0; i < n; ++i) {
     ClosestPointResult both[2];

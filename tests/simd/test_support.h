@@ -164,6 +164,9 @@ class Columns {
     Put({r.size.x, r.size.y, r.pivot.x, r.pivot.y, r.position.x, r.position.y,
          r.rotation.cos, r.rotation.sin});
   }
+  void Reserve(size_t n) {
+    for (auto& c : cols_) c.reserve(n);
+  }
   // Ends a pair: the next Put starts at column 0 again.
   void EndRow() { next_ = 0; }
   const float* col(size_t k) const { return cols_[k].data(); }
