@@ -128,7 +128,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     return reactor;
   }
   pool_.Submit([this, context, request, response, handler, finish] {
-    if (options_.before_compute) options_.before_compute();
+    if (options_.before_compute) options_.before_compute(context);
     const grpc::Status s = handler(*request, response, MakeContext(context));
     Release();
     finish(s);
@@ -208,7 +208,7 @@ class QueryStreamReactor final
     }
     service_->pool_.Submit([this] {
       if (service_->options_.before_compute) {
-        service_->options_.before_compute();
+        service_->options_.before_compute(context_);
       }
       Process();
       service_->Release();

@@ -38,7 +38,7 @@ struct ServiceOptions {
   std::shared_ptr<const TokenSet> tokens;
   // Test seam: runs on the worker right before each admitted request is
   // computed (tests block here to hold a slot or let a deadline pass).
-  std::function<void()> before_compute;
+  std::function<void(grpc::CallbackServerContext*)> before_compute;
 };
 
 class CollisionServiceImpl final

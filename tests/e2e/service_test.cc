@@ -179,7 +179,7 @@ TEST(Service, OverloadIsShedAtOnceWithRetryPushback) {
   server::ServerOptions options;
   options.service.max_in_flight = 1;
   options.service.retry_pushback_ms = 35;
-  options.service.before_compute = [&] {
+  options.service.before_compute = [&](grpc::CallbackServerContext*) {
     if (computing.fetch_add(1) == 0) {
       entered.Notify();
       release.WaitForNotification();
@@ -218,38 +218,52 @@ TEST(Service, OverloadIsShedAtOnceWithRetryPushback) {
   EXPECT_EQ(server->service().in_flight(), 0);
 }
 
-TEST(Service, AnExpiredDeadlineStopsTheComputation) {
-  absl::Notification client_gave_up;
-  server::ServerOptions options;
-  options.service.before_compute = [&] {
-    client_gave_up.WaitForNotification();
-  };
-  auto server = Start(options);
-  ASSERT_NE(server, nullptr);
-  auto stub = Stub(*server);
-  grpc::ClientContext ctx;
-  Deadline(&ctx, absl::Milliseconds(200));
-  v1::IntersectColumnsResponse response;
-  const grpc::Status s =
-      stub->IntersectColumns(&ctx, ColumnPairs(100000), &response);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
-  client_gave_up.Notify();
-  // The server notices between chunks and stops; bounded wait for it.
-  std::map<std::string, double> m;
-  for (int i = 0; i < 200; ++i) {
-    m = Scrape(*server);
-    if (m["collision_rejected_total{reason=\"deadline\"}"] +
-            m["collision_rejected_total{reason=\"cancelled\"}"] >=
-        1) {
-      break;
+// A call cancelled by its client, or whose deadline passes, while the server
+// holds it: the computation stops between chunks and nothing is computed.
+TEST(Service, ACallThatEndsBeforeItsBatchIsDoneStopsComputing) {
+  for (const bool cancel : {true, false}) {
+    SCOPED_TRACE(cancel ? "client cancels" : "deadline passes");
+    absl::Notification entered;
+    server::ServerOptions options;
+    options.service.before_compute = [&](grpc::CallbackServerContext* c) {
+      entered.Notify();
+      // Hold the call until the server itself sees it end (the client's
+      // view comes first: its deadline is ahead of the server's by the
+      // transit time). Bounded.
+      for (int i = 0; i < 3000 && !c->IsCancelled(); ++i) {
+        absl::SleepFor(absl::Milliseconds(10));
+      }
+    };
+    auto server = Start(options);
+    ASSERT_NE(server, nullptr);
+    auto stub = Stub(*server);
+    grpc::ClientContext ctx;
+    Deadline(&ctx, cancel ? absl::Seconds(60) : absl::Seconds(5));
+    v1::IntersectColumnsResponse response;
+    const v1::IntersectColumnsRequest request = ColumnPairs(20000);
+    auto call = std::async(std::launch::async, [&] {
+      return stub->IntersectColumns(&ctx, request, &response);
+    });
+    // Bounded: the request reaches the server well within its deadline.
+    ASSERT_TRUE(entered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+    if (cancel) ctx.TryCancel();
+    const grpc::Status s = call.get();
+    EXPECT_EQ(s.error_code(), cancel ? grpc::StatusCode::CANCELLED
+                                     : grpc::StatusCode::DEADLINE_EXCEEDED);
+    // The server notices before its first chunk; bounded wait for the count.
+    std::map<std::string, double> m;
+    const auto stopped = [&m] {
+      return m["collision_rejected_total{reason=\"deadline\"}"] +
+             m["collision_rejected_total{reason=\"cancelled\"}"];
+    };
+    for (int i = 0; i < 250 && stopped() < 1; ++i) {
+      m = Scrape(*server);
+      if (stopped() < 1) absl::SleepFor(absl::Milliseconds(20));
     }
-    absl::SleepFor(absl::Milliseconds(20));
+    EXPECT_EQ(stopped(), 1);
+    EXPECT_EQ(m["collision_pairs_total{kind=\"circle_rect\"}"], 0);
+    EXPECT_EQ(server->service().in_flight(), 0);
   }
-  EXPECT_EQ(m["collision_rejected_total{reason=\"deadline\"}"] +
-                m["collision_rejected_total{reason=\"cancelled\"}"],
-            1);
-  EXPECT_EQ(m["collision_pairs_total{kind=\"circle_rect\"}"], 0);
-  EXPECT_EQ(server->service().in_flight(), 0);
 }
 
 TEST(Service, DrainUnderTrafficFailsNoAcceptedCall) {
