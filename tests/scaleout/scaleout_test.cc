@@ -75,17 +75,23 @@ class ServerProcess {
         absl::StrCat("--shutdown_deadline=",
                      absl::FormatDuration(kShutdownDeadline)),
         "--worker_threads=1"};
+    // Everything the child needs is prepared before fork(): between fork and
+    // exec a child of a threaded process may only make async-signal-safe
+    // calls (no malloc).
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int log_fd =
+        open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ASSERT_GE(log_fd, 0);
     pid_ = fork();
-    ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
-      const int fd = open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) dup2(fd, STDERR_FILENO);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
+      dup2(log_fd, STDERR_FILENO);  // dup2 clears O_CLOEXEC on the copy
       execv(argv[0], argv.data());
       _exit(127);
     }
+    close(log_fd);
+    ASSERT_GT(pid_, 0);
   }
 
   // Polls (bounded) for the port file the server writes once it is bound and
