@@ -4,20 +4,5 @@
 # GEOS from Debian bookworm. Nothing else in the build needs them; the peer
 # target is skipped when they are absent. Run as root (or with sudo).
 set -euo pipefail
-
-packages=(libfcl-dev libbox2d-dev libgeos-dev)
-
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-
-if ((${#missing[@]})); then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
-else
-  echo "install-bench-peers: all ${#packages[@]} packages already installed"
-fi
+source "$(dirname "$0")/lib/apt.sh"
+apt_ensure install-bench-peers libfcl-dev libbox2d-dev libgeos-dev

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+bash scripts/install-test-extras.sh
 cmake --preset ci
 cmake --build --preset ci
 ctest --preset ci
