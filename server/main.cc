@@ -54,6 +54,8 @@ ABSL_FLAG(std::string, tls_client_ca, "",
 ABSL_FLAG(std::string, token_file, "",
           "bearer tokens (one per line) required on every collision.v1 call; "
           "the health service stays open");
+ABSL_FLAG(bool, permit_keepalive_without_calls, false,
+          "accept client keepalive pings on connections with no open call");
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection");
 ABSL_FLAG(bool, allow_reuseport, false,
           "let other processes bind the same port (SO_REUSEPORT)");
@@ -110,6 +112,8 @@ int main(int argc, char** argv) {
   options.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);
   options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
   options.token_file = absl::GetFlag(FLAGS_token_file);
+  options.permit_keepalive_without_calls =
+      absl::GetFlag(FLAGS_permit_keepalive_without_calls);
   options.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   options.max_connection_age_grace =
       absl::GetFlag(FLAGS_max_connection_age_grace);

@@ -39,6 +39,9 @@ struct ServerOptions {
   absl::Duration keepalive_time = absl::Minutes(1);
   absl::Duration keepalive_timeout = absl::Seconds(20);
   absl::Duration min_client_ping_interval = absl::Seconds(10);
+  // Whether clients may ping while they have no call open (to keep idle
+  // connections alive through NATs); off: such pings count as strikes.
+  bool permit_keepalive_without_calls = false;
   // host:port of the Prometheus /metrics endpoint; port 0 picks a free port;
   // empty turns metrics off.
   std::string metrics_address;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -349,6 +350,87 @@ TEST(Service, MetricsCountCallsPairsAndRejections) {
   EXPECT_EQ(
       m[absl::StrCat("collision_simd_info{target=\"", SimdTargetName(), "\"}")],
       1);
+}
+
+// The client's TCP connections, as the server sees them (peer addresses).
+class PeerLog {
+ public:
+  void Record(grpc::CallbackServerContext* c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    peers_.insert(c->peer());
+  }
+  std::size_t distinct() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return peers_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> peers_;
+};
+
+TEST(Service, MaxConnectionAgeMovesClientsToNewConnectionsWithoutErrors) {
+  PeerLog peers;
+  server::ServerOptions options;
+  options.max_connection_age = absl::Milliseconds(300);
+  options.max_connection_age_grace = absl::Milliseconds(300);
+  options.service.before_compute = [&](grpc::CallbackServerContext* c) {
+    peers.Record(c);
+  };
+  auto server = Start(options);
+  ASSERT_NE(server, nullptr);
+  auto stub = Stub(*server);
+  // Calls for at least ~4 connection ages; bounded in count and time.
+  const absl::Time end = absl::Now() + absl::Milliseconds(1500);
+  int calls = 0;
+  while ((absl::Now() < end || peers.distinct() < 2) && calls < 5000) {
+    grpc::ClientContext ctx;
+    Deadline(&ctx);
+    ctx.set_wait_for_ready(true);  // ride over the reconnect
+    v1::IntersectResponse response;
+    const grpc::Status s = stub->Intersect(&ctx, SmallPairs(8), &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    ++calls;
+    absl::SleepFor(absl::Milliseconds(5));  // pacing, not readiness
+  }
+  EXPECT_GE(peers.distinct(), 2u) << calls << " calls on one connection";
+}
+
+// A client pinging far more often than --min_client_ping_interval allows is
+// sent GOAWAY (too_many_pings) and must reconnect; a permissive server keeps
+// the same connection.
+TEST(Service, KeepaliveEnforcementClosesConnectionsThatPingTooOften) {
+  for (const bool enforce : {true, false}) {
+    SCOPED_TRACE(enforce ? "enforced" : "permissive");
+    PeerLog peers;
+    server::ServerOptions options;
+    options.min_client_ping_interval =
+        enforce ? absl::Seconds(10) : absl::Milliseconds(1);
+    options.permit_keepalive_without_calls = !enforce;
+    options.service.before_compute = [&](grpc::CallbackServerContext* c) {
+      peers.Record(c);
+    };
+    auto server = Start(options);
+    ASSERT_NE(server, nullptr);
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20);
+    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+    args.SetInt(GRPC_ARG_HTTP2_MIN_SENT_PING_INTERVAL_WITHOUT_DATA_MS, 10);
+    auto stub = v1::CollisionService::NewStub(grpc::CreateCustomChannel(
+        server->address(), grpc::InsecureChannelCredentials(), args));
+    for (int i = 0; i < 2; ++i) {
+      grpc::ClientContext ctx;
+      Deadline(&ctx);
+      ctx.set_wait_for_ready(true);
+      v1::IntersectResponse response;
+      ASSERT_TRUE(stub->Intersect(&ctx, SmallPairs(4), &response).ok());
+      // Idle while the client pings: gRPC spaces a client's pings at least
+      // 1 s apart, so 3.5 s gives 3 pings, past the server's 2 ping strikes.
+      if (i == 0) absl::SleepFor(absl::Milliseconds(3500));
+    }
+    EXPECT_EQ(peers.distinct(), enforce ? 2u : 1u);
+  }
 }
 
 }  // namespace
