@@ -27,7 +27,6 @@
 #include "absl/time/time.h"
 #include "collision/client/client.h"
 #include "gmock/gmock.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
 #include "tests/util/http_get.h"
@@ -379,9 +378,8 @@ void ExpectScaleOut(const Outcome& o) {
 // Known gap, measured: without client-side health checking the client keeps
 // sending to a draining server until its GOAWAY, and a call racing the
 // GOAWAY is occasionally failed CANCELLED (not retryable): 0 to 4 calls of
-// ~3000 during a drain, in most runs. ClientOptions has no field for the
-// service config's healthCheckConfig yet; the next test shows that with it
-// the drain costs nothing.
+// ~3000 during a drain, in most runs. The next test shows that with
+// ClientOptions::health_check_service set the drain costs nothing.
 TEST(ScaleOut, RoundRobinClientLosesNoCallWhenAReplicaIsKilled) {
   std::unique_ptr<c::Client> client;
   const c::IntersectBatch batch = SmallBatch();
@@ -406,41 +404,26 @@ TEST(ScaleOut, RoundRobinClientLosesNoCallWhenAReplicaIsKilled) {
   EXPECT_LE(o.drain_cancelled, 2 * kThreads) << o.failures;
 }
 
-// The same retry policy plus client-side health checking of
-// collision.v1.CollisionService (service config healthCheckConfig): the
-// channel stops picking a server as soon as it reports NOT_SERVING, during
-// --drain_grace, before the server shuts down. Nothing fails, kill or drain.
-TEST(ScaleOut, HealthCheckingChannelLosesNoCallWhenReplicasAreKilledOrDrained) {
-  std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<v1::CollisionService::Stub> stub;
+// The same client with client-side health checking of
+// collision.v1.CollisionService (ClientOptions::health_check_service, the
+// service config's healthCheckConfig): the channel stops picking a server
+// as soon as it reports NOT_SERVING, during --drain_grace, before the server
+// shuts down. Nothing fails, kill or drain.
+TEST(ScaleOut, HealthCheckingClientLosesNoCallWhenReplicasAreKilledOrDrained) {
+  std::unique_ptr<c::Client> client;
   const c::IntersectBatch batch = SmallBatch();
   Outcome o;
   ASSERT_NO_FATAL_FAILURE(RunScenario(
       [&](const std::string& target) {
-        std::string config = c::ServiceConfigJson(RoundRobinOptions());
-        config.pop_back();  // the closing brace
-        config += R"(,"healthCheckConfig":{"serviceName":")";
-        config += server::kHealthServiceName;
-        config += R"("}})";
-        grpc::ChannelArguments args;
-        args.SetServiceConfigJSON(config);
-        channel = grpc::CreateCustomChannel(
-            target, grpc::InsecureChannelCredentials(), args);
-        stub = v1::CollisionService::NewStub(channel);
+        c::ClientOptions options = RoundRobinOptions();
+        options.health_check_service = server::kHealthServiceName;
+        auto created = c::Client::Create(target, options);
+        EXPECT_TRUE(created.ok()) << created.status();
+        client = std::move(*created);
         return [&]() -> absl::Status {
-          grpc::ClientContext context;
-          context.set_deadline(std::chrono::system_clock::now() +
-                               std::chrono::seconds(5));
-          v1::IntersectResponse response;
-          const grpc::Status s =
-              stub->Intersect(&context, batch.request(), &response);
-          if (!s.ok()) {
-            return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                                s.error_message());
-          }
-          if (response.results_size() != 2) {
-            return absl::InternalError("2 results");
-          }
+          auto r = client->Intersect(batch);
+          if (!r.ok()) return r.status();
+          if (r->results_size() != 2) return absl::InternalError("2 results");
           return absl::OkStatus();
         };
       },
