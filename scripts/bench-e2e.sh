@@ -21,8 +21,8 @@ target="127.0.0.1:$(cat "$work/port")"
 run() {  # name, then collision_load flags
   local name=$1; shift
   "$bin/tools/collision_load" --target="$target" --progress=off --warmup=1s \
-    --duration=5s --format=json "$@" >"$work/$name.json"
-  python3 - "$name" "$work/$name.json" <<'PY'
+    --duration=5s --format=json "$@" >"$work/report.json"
+  python3 - "$name" "$work/report.json" <<'PY'
 import json, sys
 name, path = sys.argv[1], sys.argv[2]
 r = json.load(open(path))

@@ -528,6 +528,18 @@ float* Sized(Column* c, std::size_t n) {
 
 }  // namespace
 
+std::size_t ItemCount(const v1::IntersectColumnsRequest& req) {
+  std::size_t n = 0;
+  for (const auto& g : req.groups()) n += IntersectGroupSize(g);
+  return n;
+}
+
+std::size_t ItemCount(const v1::ClosestPointColumnsRequest& req) {
+  std::size_t n = 0;
+  for (const auto& g : req.groups()) n += ClosestGroupSize(g);
+  return n;
+}
+
 bool ComputeIntersectColumns(const v1::IntersectColumnsRequest& req,
                              const ChunkRunner& run,
                              v1::IntersectColumnsResponse* response) {

@@ -25,6 +25,11 @@ ChunkRunner SequentialRunner();
 // write whole bytes of the hit bitsets.
 inline constexpr std::size_t kChunk = 8192;
 
+// Number of items (pairs or queries) a request carries, from the length of
+// each group's first column; cheap, and meaningful before validation.
+std::size_t ItemCount(const v1::IntersectColumnsRequest& req);
+std::size_t ItemCount(const v1::ClosestPointColumnsRequest& req);
+
 // Checks the whole request (every column and element) before computing.
 // On success returns the total number of pairs and counts per kind.
 absl::Status ValidateIntersectColumns(const v1::IntersectColumnsRequest& req,

@@ -12,6 +12,13 @@ namespace {
 constexpr char kUnary[] = "unary";
 constexpr char kBidi[] = "bidi_stream";
 
+std::size_t ItemCount(const v1::IntersectRequest& r) {
+  return static_cast<std::size_t>(r.pairs_size());
+}
+std::size_t ItemCount(const v1::ClosestPointRequest& r) {
+  return static_cast<std::size_t>(r.queries_size());
+}
+
 bool Expired(grpc::CallbackServerContext* context) {
   return context->IsCancelled() ||
          std::chrono::system_clock::now() > context->deadline();
@@ -127,6 +134,13 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     finish(Overloaded());
     return reactor;
   }
+  if (!options_.before_compute &&
+      ItemCount(*request) <= options_.inline_max_items) {
+    const grpc::Status s = handler(*request, response, MakeContext(context));
+    Release();
+    finish(s);
+    return reactor;
+  }
   pool_.Submit([this, context, request, response, handler, finish] {
     if (options_.before_compute) options_.before_compute(context);
     const grpc::Status s = handler(*request, response, MakeContext(context));
@@ -206,6 +220,13 @@ class QueryStreamReactor final
       StartWrite(&response_);
       return;
     }
+    if (!service_->options_.before_compute &&
+        ItemCount() <= service_->options_.inline_max_items) {
+      Process();
+      service_->Release();
+      StartWrite(&response_);
+      return;
+    }
     service_->pool_.Submit([this] {
       if (service_->options_.before_compute) {
         service_->options_.before_compute(context_);
@@ -241,6 +262,22 @@ class QueryStreamReactor final
     response_.mutable_error()->set_message(s.error_message());
     if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
       service_->metrics_->Rejected("invalid_argument");
+    }
+  }
+
+  std::size_t ItemCount() const {
+    switch (request_.query_case()) {
+      case v1::QueryStreamRequest::kIntersect:
+        return static_cast<std::size_t>(request_.intersect().pairs_size());
+      case v1::QueryStreamRequest::kClosestPoint:
+        return static_cast<std::size_t>(
+            request_.closest_point().queries_size());
+      case v1::QueryStreamRequest::kIntersectColumns:
+        return server::ItemCount(request_.intersect_columns());
+      case v1::QueryStreamRequest::kClosestPointColumns:
+        return server::ItemCount(request_.closest_point_columns());
+      default:
+        return 0;
     }
   }
 

@@ -33,6 +33,10 @@ struct ServiceOptions {
   int retry_pushback_ms = 20;
   // Compute threads; 0 = one per hardware thread.
   std::size_t worker_threads = 0;
+  // Requests of at most this many items are computed right on gRPC's
+  // callback thread (a few microseconds): handing them to the pool would
+  // cost two thread wake-ups, several times the work itself.
+  std::size_t inline_max_items = 2048;
   // When set, every collision.v1 call must carry one of these bearer tokens
   // (see security.h); the health service stays open.
   std::shared_ptr<const TokenSet> tokens;
