@@ -34,8 +34,11 @@ PY
 
 echo "| scenario                           |     req/s  | M pairs/s  | p50 us   | p99 us   | p99.9 us | errors |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-run "64 pairs, columns, 10k req/s open" --rpc=intersect_columns --batch=64 --rate=10000 --concurrency=32
-run "64 pairs, per pair, 10k req/s open" --rpc=intersect_pairs --batch=64 --rate=10000 --concurrency=32
+run "64 pairs, columns, 1k req/s open"  --rpc=intersect_columns --batch=64 --rate=1000 --concurrency=64
+run "64 pairs, columns, 5k req/s open"  --rpc=intersect_columns --batch=64 --rate=5000 --concurrency=64
+run "64 pairs, columns, 10k req/s open" --rpc=intersect_columns --batch=64 --rate=10000 --concurrency=64
+run "64 pairs, per pair, 5k req/s open" --rpc=intersect_pairs --batch=64 --rate=5000 --concurrency=64
+run "64 pairs, 1 in flight (blocking)"  --rpc=intersect_columns --batch=64 --concurrency=1 --blocking
 run "16k pairs, columns, saturation"   --rpc=intersect_columns --batch=16384 --concurrency=4
 run "64k pairs, columns, saturation"   --rpc=intersect_columns --batch=65536 --concurrency=4
 run "1k pairs, per pair, saturation"   --rpc=intersect_pairs --batch=1024 --concurrency=8
