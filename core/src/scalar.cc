@@ -57,8 +57,8 @@ V<N> AxisNormal(int face) {
 
 // Ball (centre c, radius r) against the closed box [lo, hi].
 template <int N>
-IntersectResult BallBox(const V<N>& c, float r, const V<N>& lo,
-                        const V<N>& hi, Boundary boundary) {
+IntersectResult BallBox(const V<N>& c, float r, const V<N>& lo, const V<N>& hi,
+                        Boundary boundary) {
   V<N> d;
   bool strictly_inside = true;
   bool outside = false;
@@ -343,8 +343,7 @@ IntersectResult IntersectSphereBox(const Sphere& s, const Box& b,
   return BallBox<3>(A(s.center), s.radius, A(b.min), A(b.max), boundary);
 }
 
-IntersectResult IntersectBoxBox(const Box& a, const Box& b,
-                                Boundary boundary) {
+IntersectResult IntersectBoxBox(const Box& a, const Box& b, Boundary boundary) {
   return BoxBox<3>(A(a.min), A(a.max), A(b.min), A(b.max), boundary);
 }
 
@@ -400,9 +399,9 @@ bool IsSupportedClosestPointPair(ShapeKind query, ShapeKind target) {
 ClosestPointResult ClosestPointOnCircle(Vec2 p, float radius,
                                         const Circle& target,
                                         Boundary boundary) {
-  return Finish(ClosestOnBall<2>(A(p), A(target.center), target.radius,
-                                 boundary),
-                radius);
+  return Finish(
+      ClosestOnBall<2>(A(p), A(target.center), target.radius, boundary),
+      radius);
 }
 
 ClosestPointResult ClosestPointOnRect(Vec2 p, float radius, const Rect& target,
@@ -415,14 +414,13 @@ ClosestPointResult ClosestPointOnRotatedRect(Vec2 p, float radius,
                                              const RotatedRect& target,
                                              Boundary boundary) {
   const Rect local = LocalBounds(target);
-  ClosestPointResult out = ClosestPointOnRect(ToLocal(target, p), radius,
-                                              local, boundary);
+  ClosestPointResult out =
+      ClosestPointOnRect(ToLocal(target, p), radius, local, boundary);
   const Vec2 surface =
       ToWorldPoint(target, Vec2{out.surface_point.x, out.surface_point.y});
   const Vec2 closest =
       ToWorldPoint(target, Vec2{out.closest_point.x, out.closest_point.y});
-  const Vec2 normal =
-      ToWorldVector(target, Vec2{out.normal.x, out.normal.y});
+  const Vec2 normal = ToWorldVector(target, Vec2{out.normal.x, out.normal.y});
   // Inside (or on) the rectangle the closest point is the query centre
   // itself; return it exactly rather than after a round trip through the
   // local frame.
@@ -437,9 +435,9 @@ ClosestPointResult ClosestPointOnRotatedRect(Vec2 p, float radius,
 ClosestPointResult ClosestPointOnSphere(Vec3 p, float radius,
                                         const Sphere& target,
                                         Boundary boundary) {
-  return Finish(ClosestOnBall<3>(A(p), A(target.center), target.radius,
-                                 boundary),
-                radius);
+  return Finish(
+      ClosestOnBall<3>(A(p), A(target.center), target.radius, boundary),
+      radius);
 }
 
 ClosestPointResult ClosestPointOnBox(Vec3 p, float radius, const Box& target,
@@ -462,9 +460,8 @@ ClosestPointResult ClosestPoint(const Shape& query, const Shape& target,
         return ClosestPointOnRect(q.center, q.radius, std::get<Rect>(target),
                                   boundary);
       case ShapeKind::kRotatedRect:
-        return ClosestPointOnRotatedRect(q.center, q.radius,
-                                         std::get<RotatedRect>(target),
-                                         boundary);
+        return ClosestPointOnRotatedRect(
+            q.center, q.radius, std::get<RotatedRect>(target), boundary);
       default:
         break;
     }
@@ -474,8 +471,7 @@ ClosestPointResult ClosestPoint(const Shape& query, const Shape& target,
       return ClosestPointOnBox(q.center, q.radius, std::get<Box>(target),
                                boundary);
     }
-    return ClosestPointOnSphere(q.center, q.radius, AsSphere(target),
-                                boundary);
+    return ClosestPointOnSphere(q.center, q.radius, AsSphere(target), boundary);
   }
   assert(false && "unsupported pair");
   return ClosestPointResult{};

@@ -41,8 +41,9 @@ int main(int argc, char** argv) {
   // Waits for the connection within the deadline instead of failing fast
   // while the server is still starting.
   context.set_wait_for_ready(true);
-  context.set_deadline(std::chrono::system_clock::now() +
-                       absl::ToChronoMilliseconds(absl::GetFlag(FLAGS_timeout)));
+  context.set_deadline(
+      std::chrono::system_clock::now() +
+      absl::ToChronoMilliseconds(absl::GetFlag(FLAGS_timeout)));
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(absl::GetFlag(FLAGS_service));
   grpc::health::v1::HealthCheckResponse response;
@@ -55,8 +56,8 @@ int main(int argc, char** argv) {
     }
     return 1;
   }
-  const bool serving = response.status() ==
-                       grpc::health::v1::HealthCheckResponse::SERVING;
+  const bool serving =
+      response.status() == grpc::health::v1::HealthCheckResponse::SERVING;
   if (!quiet) {
     std::printf("%s %s\n", target.c_str(),
                 grpc::health::v1::HealthCheckResponse::ServingStatus_Name(

@@ -89,8 +89,7 @@ TEST(ClosestPointCircle, OutsideInsideAndCentre) {
 }
 
 TEST(ClosestPointPoint, PointTargetIsAZeroRadiusCircle) {
-  const ClosestPointResult r =
-      ClosestPoint(Vec2{3, 4}, Vec2{0, 0}, kIn);
+  const ClosestPointResult r = ClosestPoint(Vec2{3, 4}, Vec2{0, 0}, kIn);
   ExpectVec(r.closest_point, 0, 0);
   EXPECT_EQ(r.signed_distance, 5);
   EXPECT_TRUE(ClosestPoint(Vec2{1, 1}, Vec2{1, 1}, kIn).inside);
@@ -104,7 +103,8 @@ TEST(ClosestPointRotatedRect, QuarterTurnMapsFacesAndNormals) {
   ExpectVec(out.closest_point, 0, 2);
   ExpectVec(out.normal, 1, 0);
   EXPECT_EQ(out.signed_distance, 3);
-  const ClosestPointResult in = ClosestPointOnRotatedRect({-1, 3.5f}, 0, r, kIn);
+  const ClosestPointResult in =
+      ClosestPointOnRotatedRect({-1, 3.5f}, 0, r, kIn);
   ExpectVec(in.closest_point, -1, 3.5f);  // the centre itself, exactly
   ExpectVec(in.surface_point, -1, 4);
   ExpectVec(in.normal, 0, 1);
@@ -114,7 +114,8 @@ TEST(ClosestPointRotatedRect, QuarterTurnMapsFacesAndNormals) {
 
 TEST(ClosestPointRotatedRect, InsideReturnsTheExactCentreAtAnyAngle) {
   const RotatedRect r{{10, 6}, {5, 3}, {100, 50}, RotationFromAngle(0.7f)};
-  const ClosestPointResult in = ClosestPointOnRotatedRect({100.3f, 50.1f}, 0, r, kIn);
+  const ClosestPointResult in =
+      ClosestPointOnRotatedRect({100.3f, 50.1f}, 0, r, kIn);
   EXPECT_EQ(in.closest_point.x, 100.3f);
   EXPECT_EQ(in.closest_point.y, 50.1f);
 }
@@ -130,7 +131,8 @@ TEST(ClosestPointBox, ThreeDFacesAndTieOrder) {
   ExpectVec(in.normal, 0, 0, -1);
   ExpectVec(in.surface_point, 2, 2, 0);
   ExpectVec(ClosestPointOnBox({2, 2, 2}, 0, b, kIn).normal, -1, 0, 0);
-  const ClosestPointResult s = ClosestPointOnSphere({0, 0, 0}, 0, {{0, 0, 0}, 1}, kIn);
+  const ClosestPointResult s =
+      ClosestPointOnSphere({0, 0, 0}, 0, {{0, 0, 0}, 1}, kIn);
   ExpectVec(s.normal, 1, 0, 0);
   EXPECT_EQ(s.signed_distance, -1);
 }
@@ -142,8 +144,10 @@ TEST(ClosestPoint, InvariantsHoldOnRandomInputs) {
     const Vec2 p{pos(rng), pos(rng)};
     const float x0 = pos(rng), y0 = pos(rng);
     const Rect rect{{x0, y0}, {x0 + len(rng), y0 + len(rng)}};
-    const RotatedRect rr{{len(rng), len(rng)}, {len(rng), len(rng)},
-                         {pos(rng), pos(rng)}, RotationFromAngle(ang(rng))};
+    const RotatedRect rr{{len(rng), len(rng)},
+                         {len(rng), len(rng)},
+                         {pos(rng), pos(rng)},
+                         RotationFromAngle(ang(rng))};
     for (const ClosestPointResult& r :
          {ClosestPointOnRect(p, 0, rect, kIn),
           ClosestPointOnRotatedRect(p, 0, rr, kIn),

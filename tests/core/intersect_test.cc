@@ -38,7 +38,8 @@ TEST(CircleRect, TouchingCornerOnIntegerCoordinates) {
 }
 
 TEST(CircleRect, CircleFullyInsideIsOverlapping) {
-  const IntersectResult r = IntersectCircleRect({{50, 50}, 1}, R(0, 0, 100, 100), kEx);
+  const IntersectResult r =
+      IntersectCircleRect({{50, 50}, 1}, R(0, 0, 100, 100), kEx);
   EXPECT_TRUE(r.hit);
   EXPECT_EQ(r.relation, Relation::kOverlapping);
   // Nearest edge 50 away plus the radius.
@@ -51,7 +52,8 @@ TEST(CircleRect, RectFullyInsideCircleIsOverlapping) {
 }
 
 TEST(CircleRect, SeparationIsTheGapWhenDisjoint) {
-  const IntersectResult r = IntersectCircleRect({{0, 0}, 1}, R(4, 0, 6, 2), kIn);
+  const IntersectResult r =
+      IntersectCircleRect({{0, 0}, 1}, R(4, 0, 6, 2), kIn);
   EXPECT_EQ(r.relation, Relation::kDisjoint);
   EXPECT_EQ(r.separation, 3.0f);
 }
@@ -146,7 +148,8 @@ TEST(RectRect, OverlapTouchAndGap) {
   EXPECT_EQ(IntersectRectRect(R(0, 0, 2, 2), R(2, 0, 3, 3), kIn).relation,
             Relation::kTouching);
   EXPECT_FALSE(IntersectRectRect(R(0, 0, 2, 2), R(2, 2, 3, 3), kEx).hit);
-  const IntersectResult gap = IntersectRectRect(R(0, 0, 1, 1), R(4, 5, 6, 6), kIn);
+  const IntersectResult gap =
+      IntersectRectRect(R(0, 0, 1, 1), R(4, 5, 6, 6), kIn);
   EXPECT_EQ(gap.relation, Relation::kDisjoint);
   EXPECT_EQ(gap.separation, 5.0f);  // (3, 4) apart
 }
@@ -189,8 +192,8 @@ TEST(RotatedRect, QuarterTurnsMatchTheAxisAlignedAnswer) {
     const int k = pos(rng);
     const float w = 2.0f * len(rng), h = 2.0f * len(rng);
     const float x = pos(rng), y = pos(rng);
-    const RotatedRect rr{{w, h}, {w / 2, h / 2}, {x, y},
-                         RotationFromAngle(k * kHalfPi)};
+    const RotatedRect rr{
+        {w, h}, {w / 2, h / 2}, {x, y}, RotationFromAngle(k * kHalfPi)};
     const bool swapped = (k % 2) != 0;
     const float hx = (swapped ? h : w) / 2, hy = (swapped ? w : h) / 2;
     const Rect aabb = R(x - hx, y - hy, x + hx, y + hy);
@@ -230,8 +233,8 @@ TEST(RotatedRect, YDownIsTheMirrorOfYUpWithTheAngleNegated) {
     const Circle c{{float(pos(rng)), float(pos(rng))}, float(len(rng))};
     const RotatedRect up{{w, h}, {ox, oy}, {px, py}, RotationFromAngle(a)};
     // Mirroring y maps the local span [-oy, h - oy] to [-(h - oy), oy].
-    const RotatedRect down{{w, h}, {ox, h - oy}, {px, -py},
-                           RotationFromAngle(-a)};
+    const RotatedRect down{
+        {w, h}, {ox, h - oy}, {px, -py}, RotationFromAngle(-a)};
     const Circle cd{{c.center.x, -c.center.y}, c.radius};
     ASSERT_EQ(IntersectCircleRotatedRect(c, up, kIn).relation,
               IntersectCircleRotatedRect(cd, down, kIn).relation)
@@ -251,8 +254,8 @@ TEST(Degenerate, HugeCoordinatesStayFinite) {
       IntersectCircleRect({{-big, -big}, big}, R(big, big, big, big), kIn);
   EXPECT_EQ(r.relation, Relation::kDisjoint);
   EXPECT_TRUE(std::isfinite(r.separation));
-  const IntersectResult s =
-      IntersectSphereBox({{-big, -big, -big}, big}, Box{{big, big, big}, {big, big, big}}, kIn);
+  const IntersectResult s = IntersectSphereBox(
+      {{-big, -big, -big}, big}, Box{{big, big, big}, {big, big, big}}, kIn);
   EXPECT_TRUE(std::isfinite(s.separation));
 }
 

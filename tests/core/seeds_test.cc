@@ -69,8 +69,8 @@ bool Seed003Point(float px, float py, float rect_x, float rect_y, float off_x,
 
 // Seed 003's circle test. The seed's snippet squares the clamped point
 // instead of the offset from it (a typo); this is the intended formula.
-bool Seed003Circle(float px, float py, float radius, float rect_x,
-                   float rect_y, float off_x, float off_y, float w, float h,
+bool Seed003Circle(float px, float py, float radius, float rect_x, float rect_y,
+                   float off_x, float off_y, float w, float h,
                    float rect_angle) {
   const float rel_x = px - rect_x;
   const float rel_y = py - rect_y;
@@ -89,13 +89,19 @@ bool Seed003Circle(float px, float py, float radius, float rect_x,
 bool Seed004(double cx, double cy, double radius, double x, double y, double w,
              double h, double theta) {
   const double rcx = x + w / 2, rcy = y + h / 2;
-  const double ux = std::cos(theta) * (cx - rcx) - std::sin(theta) * (cy - rcy) + rcx;
-  const double uy = std::sin(theta) * (cx - rcx) + std::cos(theta) * (cy - rcy) + rcy;
+  const double ux =
+      std::cos(theta) * (cx - rcx) - std::sin(theta) * (cy - rcy) + rcx;
+  const double uy =
+      std::sin(theta) * (cx - rcx) + std::cos(theta) * (cy - rcy) + rcy;
   double closest_x = ux, closest_y = uy;
-  if (ux < x) closest_x = x;
-  else if (ux > x + w) closest_x = x + w;
-  if (uy < y) closest_y = y;
-  else if (uy > y + h) closest_y = y + h;
+  if (ux < x)
+    closest_x = x;
+  else if (ux > x + w)
+    closest_x = x + w;
+  if (uy < y)
+    closest_y = y;
+  else if (uy > y + h)
+    closest_y = y + h;
   const double d = std::hypot(ux - closest_x, uy - closest_y);
   return d < radius;
 }
@@ -110,9 +116,9 @@ TEST(Seed000, CornerSizeStrictMatchesExclusiveOnRandomFloats) {
   for (int i = 0; i < 200000; ++i) {
     const float cx = pos(rng), cy = pos(rng), r = len(rng);
     const float rx = pos(rng), ry = pos(rng), rw = len(rng), rh = len(rng);
-    ASSERT_EQ(Seed000(cx, cy, r, rx, ry, rw, rh),
-              IntersectCircleRect({{cx, cy}, r}, CornerSize(rx, ry, rw, rh), kEx)
-                  .hit)
+    ASSERT_EQ(
+        Seed000(cx, cy, r, rx, ry, rw, rh),
+        IntersectCircleRect({{cx, cy}, r}, CornerSize(rx, ry, rw, rh), kEx).hit)
         << i;
   }
 }
@@ -134,12 +140,10 @@ TEST(Seed001, MidClampInclusiveMatchesOnIntegerPixels) {
 
 TEST(Seed001, ArkanoidExampleFromTheSeed) {
   // r = { x=10, y=20, w=10, h=10 }, c = { x=64, y=64, r=15 }
-  EXPECT_FALSE(IntersectCircleRect({{64, 64}, 15}, CornerSize(10, 20, 10, 10),
-                                   kIn)
-                   .hit);
-  EXPECT_TRUE(IntersectCircleRect({{25, 25}, 5}, CornerSize(10, 20, 10, 10),
-                                  kIn)
-                  .hit);
+  EXPECT_FALSE(
+      IntersectCircleRect({{64, 64}, 15}, CornerSize(10, 20, 10, 10), kIn).hit);
+  EXPECT_TRUE(
+      IntersectCircleRect({{25, 25}, 5}, CornerSize(10, 20, 10, 10), kIn).hit);
 }
 
 TEST(Seed002, CentreHalfExtentsMatchesOnHalfIntegers) {
@@ -186,28 +190,29 @@ TEST(Seed002, SeparatesIntersectionTangencyAndSeparation) {
   const Sphere s{{0, 0, 3}, 1};
   EXPECT_EQ(IntersectSphereBox(s, Box{{-2, -2, -2}, {2, 2, 2}}, kIn).relation,
             Relation::kTouching);
-  EXPECT_EQ(IntersectSphereBox(s, Box{{-2, -2, -2}, {2, 2, 2.5f}}, kIn).relation,
-            Relation::kOverlapping);
-  EXPECT_EQ(IntersectSphereBox(s, Box{{-2, -2, -2}, {2, 2, 1.5f}}, kIn).relation,
-            Relation::kDisjoint);
+  EXPECT_EQ(
+      IntersectSphereBox(s, Box{{-2, -2, -2}, {2, 2, 2.5f}}, kIn).relation,
+      Relation::kOverlapping);
+  EXPECT_EQ(
+      IntersectSphereBox(s, Box{{-2, -2, -2}, {2, 2, 1.5f}}, kIn).relation,
+      Relation::kDisjoint);
 }
 
-RotatedRect Seed003Rect(float x, float y, float ox, float oy, float w,
-                        float h, float angle) {
+RotatedRect Seed003Rect(float x, float y, float ox, float oy, float w, float h,
+                        float angle) {
   return RotatedRect{{w, h}, {ox, oy}, {x, y}, RotationFromAngle(angle)};
 }
 
 TEST(Seed003, PointInRotatedRectMatchesTheSeedFunction) {
   std::mt19937 rng(5);
-  std::uniform_real_distribution<float> pos(-50, 50), len(0, 30),
-      ang(-7, 7);
+  std::uniform_real_distribution<float> pos(-50, 50), len(0, 30), ang(-7, 7);
   for (int i = 0; i < 200000; ++i) {
     const float px = pos(rng), py = pos(rng);
     const float x = pos(rng), y = pos(rng), w = len(rng), h = len(rng);
     const float ox = len(rng) - 10, oy = len(rng) - 10, a = ang(rng);
-    ASSERT_EQ(Seed003Point(px, py, x, y, ox, oy, w, h, a),
-              Intersect(Vec2{px, py}, Seed003Rect(x, y, ox, oy, w, h, a), kIn)
-                  .hit)
+    ASSERT_EQ(
+        Seed003Point(px, py, x, y, ox, oy, w, h, a),
+        Intersect(Vec2{px, py}, Seed003Rect(x, y, ox, oy, w, h, a), kIn).hit)
         << i;
   }
 }
@@ -244,17 +249,18 @@ TEST(Seed004, AboutCentreMatchesWithTheAngleNegated) {
   // -theta in our convention. Compare away from the boundary, where float
   // and the seed's double cannot disagree.
   std::mt19937 rng(7);
-  std::uniform_real_distribution<float> pos(-50, 50), len(0.5f, 30),
-      ang(-7, 7);
+  std::uniform_real_distribution<float> pos(-50, 50), len(0.5f, 30), ang(-7, 7);
   int compared = 0;
   for (int i = 0; i < 100000; ++i) {
     const float cx = pos(rng), cy = pos(rng), r = len(rng);
     const float x = pos(rng), y = pos(rng), w = len(rng), h = len(rng);
     const float theta = ang(rng);
-    const RotatedRect ours{{w, h}, {w * 0.5f, h * 0.5f},
+    const RotatedRect ours{{w, h},
+                           {w * 0.5f, h * 0.5f},
                            {x + w * 0.5f, y + h * 0.5f},
                            RotationFromAngle(-theta)};
-    const IntersectResult got = IntersectCircleRotatedRect({{cx, cy}, r}, ours, kEx);
+    const IntersectResult got =
+        IntersectCircleRotatedRect({{cx, cy}, r}, ours, kEx);
     if (std::fabs(got.separation) < 1e-3f) continue;
     ++compared;
     ASSERT_EQ(Seed004(cx, cy, r, x, y, w, h, theta), got.hit) << i;

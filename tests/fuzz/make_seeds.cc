@@ -31,12 +31,14 @@ int main(int argc, char** argv) {
   all.WithRelation().WithSeparation();
   all.Add(c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10))
       .Add(c::Point(1, 1), c::RotatedRectFromPivot(4, 2, 1, 1, 0, 0, 0.7f))
-      .Add(c::Point(1, 1), c::RotatedRectFromPivotCosSin(4, 2, 0, 0, 0, 0, 0, 1))
+      .Add(c::Point(1, 1),
+           c::RotatedRectFromPivotCosSin(4, 2, 0, 0, 0, 0, 0, 1))
       .Add(c::Circle(0, 0, 1), c::Circle(2, 0, 1))
       .Add(c::RectFromMinMax(0, 0, 1, 1), c::RectFromMinMax(1, 1, 2, 2))
       .Add(c::Sphere(0, 0, 3, 1), c::BoxFromMinMax(-2, -2, -2, 2, 2, 2))
       .Add(c::Point3(0, 0, 0), c::Sphere(0, 0, 1, 1))
-      .Add(c::BoxFromMinMax(0, 0, 0, 1, 1, 1), c::BoxFromMinMax(1, 0, 0, 2, 1, 1));
+      .Add(c::BoxFromMinMax(0, 0, 0, 1, 1, 1),
+           c::BoxFromMinMax(1, 0, 0, 2, 1, 1));
   Write(dir, 0, all.request());
   c::IntersectBatch bad;
   bad.Add(c::Circle(0, 0, -1), c::Point(NAN, 0))

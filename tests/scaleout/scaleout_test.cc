@@ -206,9 +206,8 @@ class Load {
         }
         absl::MutexLock lock(&mu_);
         if (failure_samples_.size() < 5) {
-          failure_samples_.push_back(absl::StrCat(
-              "phase ", phase_.load(), ": ",
-              r.ToString()));
+          failure_samples_.push_back(
+              absl::StrCat("phase ", phase_.load(), ": ", r.ToString()));
         }
       }
     }
@@ -291,9 +290,9 @@ void RunScenario(
     ASSERT_TRUE(one.ok());
     ASSERT_TRUE((*one)->WaitUntilServing(absl::Seconds(10)).ok()) << s->log();
   }
-  const std::string target =
-      absl::StrCat("ipv4:127.0.0.1:", servers[0]->port(), ",127.0.0.1:",
-                   servers[1]->port(), ",127.0.0.1:", servers[2]->port());
+  const std::string target = absl::StrCat("ipv4:127.0.0.1:", servers[0]->port(),
+                                          ",127.0.0.1:", servers[1]->port(),
+                                          ",127.0.0.1:", servers[2]->port());
 
   std::array<int64_t, kServers> base{};
   for (int i = 0; i < kServers; ++i) base[i] = servers[i]->HandledOk();
@@ -315,8 +314,8 @@ void RunScenario(
   load.set_phase(3);
   const absl::Time term_sent = absl::Now();
   servers[1]->Signal(SIGTERM);
-  out->term_exit = servers[1]->WaitExit(kDrainGrace + kShutdownDeadline +
-                                        absl::Seconds(5));
+  out->term_exit =
+      servers[1]->WaitExit(kDrainGrace + kShutdownDeadline + absl::Seconds(5));
   out->drain_took = absl::Now() - term_sent;
   out->drained_log = servers[1]->log();
 
