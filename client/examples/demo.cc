@@ -39,9 +39,9 @@ int main(int argc, char** argv) {
        c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10)},
       {"circle fully inside a rect", c::Circle(50, 50, 1),
        c::RectFromMinMax(0, 0, 100, 100)},
-      {"point on a rotated rect's edge (45 deg about its centre)",
-       c::Point(0, 0),
-       c::RotatedRectAboutCenter(-1, -1, 2, 2, c::DegreesToRadians(45))},
+      {"point (0,3) on the edge of a 4x2 rect turned 90 deg at (0,0)",
+       c::Point(0, 3),
+       c::RotatedRectFromPivot(4, 2, 0, 0, 0, 0, c::DegreesToRadians(90))},
       {"sphere r=1 at (0,0,3) vs box centre 0 half 2 (touching)",
        c::Sphere(0, 0, 3, 1), c::BoxFromCenterHalfExtents(0, 0, 0, 2, 2, 2)},
   };
