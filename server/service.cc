@@ -28,10 +28,7 @@ bool Expired(grpc::CallbackServerContext* context) {
 
 CollisionServiceImpl::CollisionServiceImpl(const ServiceOptions& options,
                                            Metrics* metrics)
-    : options_(options), metrics_(metrics), pool_(options.worker_threads) {
-  SetMessageAllocatorFor_Intersect(&intersect_allocator_);
-  SetMessageAllocatorFor_ClosestPoint(&closest_point_allocator_);
-}
+    : options_(options), metrics_(metrics), pool_(options.worker_threads) {}
 
 bool CollisionServiceImpl::Admit() {
   const int now = in_flight_.fetch_add(1) + 1;
@@ -109,8 +106,8 @@ HandlerContext CollisionServiceImpl::MakeContext(
 
 template <typename Request, typename Response, typename Handler>
 grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
-    grpc::CallbackServerContext* context, const Request* request,
-    Response* response, const char* method, Handler handler) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
+    grpc::ByteBuffer* response_bytes, const char* method, Handler handler) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const absl::Time start = absl::Now();
   metrics_->CallStarted(method, kUnary);
@@ -128,103 +125,128 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     finish(auth);
     return reactor;
   }
+  // Admitted before parsing: under overload, excess requests cost no parse.
   if (!Admit()) {
     context->AddTrailingMetadata("grpc-retry-pushback-ms",
                                  std::to_string(options_.retry_pushback_ms));
     finish(Overloaded());
     return reactor;
   }
-  if (!options_.before_compute &&
-      ItemCount(*request) <= options_.inline_max_items) {
-    const grpc::Status s = handler(*request, response, MakeContext(context));
+  auto* call = new ArenaCall<Request, Response>;
+  if (!ParseMessage(*request_bytes, call->request)) {
+    delete call;
     Release();
-    finish(s);
+    finish(NotAMessage<Request>("request", request_bytes->Length()));
     return reactor;
   }
-  pool_.Submit([this, context, request, response, handler, finish] {
-    if (options_.before_compute) options_.before_compute(context);
-    const grpc::Status s = handler(*request, response, MakeContext(context));
+  // Computes, encodes the response, frees the call's arena, answers.
+  auto compute = [this, context, call, response_bytes, handler, finish] {
+    grpc::Status s = handler(*call->request, call->response,
+                             MakeContext(context));
+    if (s.ok()) s = SerializeMessage(*call->response, response_bytes);
+    delete call;
     Release();
     finish(s);
+  };
+  if (!options_.before_compute &&
+      ItemCount(*call->request) <= options_.inline_max_items) {
+    compute();
+    return reactor;
+  }
+  pool_.Submit([this, context, compute] {
+    if (options_.before_compute) options_.before_compute(context);
+    compute();
   });
   return reactor;
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::Intersect(
-    grpc::CallbackServerContext* context, const v1::IntersectRequest* request,
-    v1::IntersectResponse* response) {
-  return Unary(context, request, response, "Intersect",
-               [](const auto& q, auto* r, const HandlerContext& c) {
-                 return HandleIntersect(q, r, c);
-               });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Unary<v1::IntersectRequest, v1::IntersectResponse>(
+      context, request, response, "Intersect",
+      [](const auto& q, auto* r, const HandlerContext& c) {
+        return HandleIntersect(q, r, c);
+      });
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
-    grpc::CallbackServerContext* context,
-    const v1::ClosestPointRequest* request,
-    v1::ClosestPointResponse* response) {
-  return Unary(context, request, response, "ClosestPoint",
-               [](const auto& q, auto* r, const HandlerContext& c) {
-                 return HandleClosestPoint(q, r, c);
-               });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Unary<v1::ClosestPointRequest, v1::ClosestPointResponse>(
+      context, request, response, "ClosestPoint",
+      [](const auto& q, auto* r, const HandlerContext& c) {
+        return HandleClosestPoint(q, r, c);
+      });
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(
-    grpc::CallbackServerContext* context,
-    const v1::IntersectColumnsRequest* request,
-    v1::IntersectColumnsResponse* response) {
-  return Unary(context, request, response, "IntersectColumns",
-               [](const auto& q, auto* r, const HandlerContext& c) {
-                 return HandleIntersectColumns(q, r, c);
-               });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Unary<v1::IntersectColumnsRequest, v1::IntersectColumnsResponse>(
+      context, request, response, "IntersectColumns",
+      [](const auto& q, auto* r, const HandlerContext& c) {
+        return HandleIntersectColumns(q, r, c);
+      });
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPointColumns(
-    grpc::CallbackServerContext* context,
-    const v1::ClosestPointColumnsRequest* request,
-    v1::ClosestPointColumnsResponse* response) {
-  return Unary(context, request, response, "ClosestPointColumns",
-               [](const auto& q, auto* r, const HandlerContext& c) {
-                 return HandleClosestPointColumns(q, r, c);
-               });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Unary<v1::ClosestPointColumnsRequest, v1::ClosestPointColumnsResponse>(
+      context, request, response, "ClosestPointColumns",
+      [](const auto& q, auto* r, const HandlerContext& c) {
+        return HandleClosestPointColumns(q, r, c);
+      });
 }
 
 // One message at a time: read, compute on the pool, write, read the next.
 // Responses therefore leave in request order. A rejected message gets a
-// response with `error` and the stream goes on.
+// response with `error` and the stream goes on; a message that is not a
+// QueryStreamRequest at all (its sequence unknowable) ends the stream with
+// INVALID_ARGUMENT naming its position.
 class QueryStreamReactor final
-    : public grpc::ServerBidiReactor<v1::QueryStreamRequest,
-                                     v1::QueryStreamResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   QueryStreamReactor(CollisionServiceImpl* service,
                      grpc::CallbackServerContext* context)
       : service_(service), context_(context), start_(absl::Now()) {
     service_->metrics_->CallStarted("QueryStream", kBidi);
     if (grpc::Status auth = service_->Authenticate(context); !auth.ok()) {
-      Finish(auth);
+      End(auth);
       return;
     }
-    StartRead(&request_);
+    StartRead(&request_bytes_);
   }
 
   void OnReadDone(bool ok) override {
     if (!ok) {  // the client half-closed, or the call is gone
-      Finish(grpc::Status::OK);
+      End(grpc::Status::OK);
       return;
     }
+    ++messages_;
     service_->metrics_->MessageReceived("QueryStream", kBidi);
+    request_.Clear();
+    if (!ParseMessage(request_bytes_, &request_)) {
+      service_->metrics_->Rejected("invalid_argument");
+      End(NotAMessage<v1::QueryStreamRequest>(
+          absl::StrCat("message ", messages_, " of the stream"),
+          request_bytes_.Length()));
+      return;
+    }
+    request_bytes_.Clear();
     response_.Clear();
     response_.set_sequence(request_.sequence());
     if (!service_->Admit()) {
       SetError(service_->Overloaded());
-      StartWrite(&response_);
+      Write();
       return;
     }
     if (!service_->options_.before_compute &&
         ItemCount() <= service_->options_.inline_max_items) {
       Process();
       service_->Release();
-      StartWrite(&response_);
+      Write();
       return;
     }
     service_->pool_.Submit([this] {
@@ -233,29 +255,43 @@ class QueryStreamReactor final
       }
       Process();
       service_->Release();
-      StartWrite(&response_);
+      Write();
     });
   }
 
   void OnWriteDone(bool ok) override {
     if (!ok) {
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
+      End(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
       return;
     }
     service_->metrics_->MessageSent("QueryStream", kBidi);
-    StartRead(&request_);
+    StartRead(&request_bytes_);
   }
 
   void OnDone() override {
     service_->metrics_->CallHandled(
         "QueryStream", kBidi,
-        context_->IsCancelled() ? grpc::StatusCode::CANCELLED
-                                : grpc::StatusCode::OK,
+        context_->IsCancelled() ? grpc::StatusCode::CANCELLED : end_code_,
         absl::ToDoubleSeconds(absl::Now() - start_));
     delete this;
   }
 
  private:
+  void End(const grpc::Status& s) {
+    end_code_ = s.error_code();
+    Finish(s);
+  }
+
+  // Encodes response_ and sends it.
+  void Write() {
+    const grpc::Status s = SerializeMessage(response_, &response_bytes_);
+    if (!s.ok()) {
+      End(s);
+      return;
+    }
+    StartWrite(&response_bytes_);
+  }
+
   void SetError(const grpc::Status& s) {
     response_.clear_answer();
     response_.mutable_error()->set_code(static_cast<int>(s.error_code()));
@@ -313,11 +349,15 @@ class QueryStreamReactor final
   CollisionServiceImpl* const service_;
   grpc::CallbackServerContext* const context_;
   const absl::Time start_;
+  grpc::StatusCode end_code_ = grpc::StatusCode::OK;
+  uint64_t messages_ = 0;  // read so far
+  grpc::ByteBuffer request_bytes_;
+  grpc::ByteBuffer response_bytes_;
   v1::QueryStreamRequest request_;
   v1::QueryStreamResponse response_;
 };
 
-grpc::ServerBidiReactor<v1::QueryStreamRequest, v1::QueryStreamResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 CollisionServiceImpl::QueryStream(grpc::CallbackServerContext* context) {
   return new QueryStreamReactor(this, context);
 }

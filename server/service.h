@@ -14,7 +14,7 @@
 
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "server/arena_allocator.h"
+#include "server/raw_messages.h"
 #include "server/handlers.h"
 #include "server/metrics.h"
 #include "server/security.h"
@@ -45,29 +45,44 @@ struct ServiceOptions {
   std::function<void(grpc::CallbackServerContext*)> before_compute;
 };
 
-class CollisionServiceImpl final
-    : public v1::CollisionService::CallbackService {
+// Every method is gRPC's "raw" variant (bytes in, bytes out; see
+// raw_messages.h for why): the messages are collision.v1's all the same.
+using RawCollisionService =
+    v1::CollisionService::WithRawCallbackMethod_Intersect<
+        v1::CollisionService::WithRawCallbackMethod_ClosestPoint<
+            v1::CollisionService::WithRawCallbackMethod_IntersectColumns<
+                v1::CollisionService::WithRawCallbackMethod_ClosestPointColumns<
+                    v1::CollisionService::WithRawCallbackMethod_QueryStream<
+                        v1::CollisionService::Service>>>>>;
+
+class CollisionServiceImpl final : public RawCollisionService {
  public:
   // `metrics` must outlive the service.
   CollisionServiceImpl(const ServiceOptions& options, Metrics* metrics);
 
+  // The typed synchronous overloads are never called (they abort).
+  using RawCollisionService::ClosestPoint;
+  using RawCollisionService::ClosestPointColumns;
+  using RawCollisionService::Intersect;
+  using RawCollisionService::IntersectColumns;
+  using RawCollisionService::QueryStream;
+
+  // Request: a collision.v1.IntersectRequest; response: IntersectResponse.
   grpc::ServerUnaryReactor* Intersect(grpc::CallbackServerContext* context,
-                                      const v1::IntersectRequest* request,
-                                      v1::IntersectResponse* response) override;
-  grpc::ServerUnaryReactor* ClosestPoint(
-      grpc::CallbackServerContext* context,
-      const v1::ClosestPointRequest* request,
-      v1::ClosestPointResponse* response) override;
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* ClosestPoint(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* IntersectColumns(
-      grpc::CallbackServerContext* context,
-      const v1::IntersectColumnsRequest* request,
-      v1::IntersectColumnsResponse* response) override;
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ClosestPointColumns(
-      grpc::CallbackServerContext* context,
-      const v1::ClosestPointColumnsRequest* request,
-      v1::ClosestPointColumnsResponse* response) override;
-  grpc::ServerBidiReactor<v1::QueryStreamRequest, v1::QueryStreamResponse>*
-  QueryStream(grpc::CallbackServerContext* context) override;
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override;
+  // Messages: collision.v1.QueryStreamRequest in, QueryStreamResponse out.
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* QueryStream(
+      grpc::CallbackServerContext* context) override;
 
   int in_flight() const { return in_flight_.load(); }
   const ServiceOptions& options() const { return options_; }
@@ -85,15 +100,12 @@ class CollisionServiceImpl final
   HandlerContext MakeContext(grpc::CallbackServerContext* context);
   template <typename Request, typename Response, typename Handler>
   grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context,
-                                  const Request* request, Response* response,
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response,
                                   const char* method, Handler handler);
 
   const ServiceOptions options_;
   Metrics* const metrics_;
-  ArenaMessageAllocator<v1::IntersectRequest, v1::IntersectResponse>
-      intersect_allocator_;
-  ArenaMessageAllocator<v1::ClosestPointRequest, v1::ClosestPointResponse>
-      closest_point_allocator_;
   std::atomic<int> in_flight_{0};
   // Declared last: destroyed first, so queued work finishes while the rest
   // of the service is still alive.
