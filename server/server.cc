@@ -9,6 +9,7 @@
 #include "collision/core/batch.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "common/tsan_handoff.h"
 
 namespace collision::server {
 
@@ -18,6 +19,9 @@ CollisionServer::CollisionServer(const ServerOptions& options)
 CollisionServer::~CollisionServer() {
   Shutdown(absl::ZeroDuration());
   Wait();
+  // gRPC returns from Wait() only after every call has finished (reactors'
+  // OnDone included), so the service and metrics can go; tell TSan so.
+  if (service_ != nullptr) TakeOver(service_.get());
 }
 
 absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(

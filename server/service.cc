@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/tsan_handoff.h"
 
 namespace collision::server {
 namespace {
@@ -119,6 +120,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     }
     metrics_->CallHandled(method, kUnary, s.error_code(),
                           absl::ToDoubleSeconds(absl::Now() - start));
+    HandOff(this);  // the server's shutdown waits for this call to finish
     reactor->Finish(s);
   };
   if (grpc::Status auth = Authenticate(context); !auth.ok()) {
@@ -216,10 +218,11 @@ class QueryStreamReactor final
       End(auth);
       return;
     }
-    StartRead(&request_bytes_);
+    Read();
   }
 
   void OnReadDone(bool ok) override {
+    TakeOver(this);
     if (!ok) {  // the client half-closed, or the call is gone
       End(grpc::Status::OK);
       return;
@@ -260,25 +263,34 @@ class QueryStreamReactor final
   }
 
   void OnWriteDone(bool ok) override {
+    TakeOver(this);
     if (!ok) {
       End(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
       return;
     }
     service_->metrics_->MessageSent("QueryStream", kBidi);
-    StartRead(&request_bytes_);
+    Read();
   }
 
   void OnDone() override {
+    TakeOver(this);
     service_->metrics_->CallHandled(
         "QueryStream", kBidi,
         context_->IsCancelled() ? grpc::StatusCode::CANCELLED : end_code_,
         absl::ToDoubleSeconds(absl::Now() - start_));
+    HandOff(service_);  // the server's shutdown waits for OnDone to return
     delete this;
   }
 
  private:
+  // The reactor's three ways on; each hands it to the next callback.
+  void Read() {
+    HandOff(this);
+    StartRead(&request_bytes_);
+  }
   void End(const grpc::Status& s) {
     end_code_ = s.error_code();
+    HandOff(this);
     Finish(s);
   }
 
@@ -289,6 +301,7 @@ class QueryStreamReactor final
       End(s);
       return;
     }
+    HandOff(this);
     StartWrite(&response_bytes_);
   }
 

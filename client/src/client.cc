@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "common/tsan_handoff.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -98,15 +99,19 @@ void StartAsync(std::shared_ptr<const Request> request, Callback<Response> done,
   auto* call = new AsyncCall<Request, Response>;
   call->request = std::move(request);
   call->done = std::move(done);
-  start(&call->context, call->request.get(), &call->response,
-        [call](grpc::Status s) {
-          std::unique_ptr<AsyncCall<Request, Response>> owned(call);
-          if (s.ok()) {
-            owned->done(std::move(owned->response));
-          } else {
-            owned->done(FromGrpc(s, owned->context));
-          }
-        });
+  grpc::ClientContext* context = &call->context;
+  const Request* request_ptr = call->request.get();
+  Response* response = &call->response;
+  HandOff(call);  // to the gRPC thread that completes the call
+  start(context, request_ptr, response, [call](grpc::Status s) {
+    TakeOver(call);
+    std::unique_ptr<AsyncCall<Request, Response>> owned(call);
+    if (s.ok()) {
+      owned->done(std::move(owned->response));
+    } else {
+      owned->done(FromGrpc(s, owned->context));
+    }
+  });
 }
 
 template <typename Response, typename Request, typename AsyncFn>
