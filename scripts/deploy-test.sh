@@ -127,8 +127,8 @@ build() {
 # different trees or defeat the layer cache between them.
 ctx=$work/context
 mkdir -p "$ctx"
-tar -c .dockerignore CMakeLists.txt CMakePresets.json cmake proto core server \
-  client tools deploy | tar -x -C "$ctx"
+tar -c .dockerignore CMakeLists.txt CMakePresets.json cmake common proto core \
+  server client tools deploy | tar -x -C "$ctx"
 log "building images"
 build -f "$ctx/deploy/Dockerfile" --target server -t localhost/collision-server:latest "$ctx"
 build -f "$ctx/deploy/Dockerfile" --target load -t localhost/collision-load:latest "$ctx"
