@@ -5,6 +5,7 @@
 // beneath gRPC's callback frames.
 #include <future>
 #include <memory>
+#include <thread>
 
 #include "collision/client/client.h"
 #include "server/server.h"
@@ -24,12 +25,16 @@ int main() {
       collision::client::IntersectBatch()
           .Add(collision::client::Point(0, 0), collision::client::Point(0, 0))
           .request());
+  // Another thread of ours writes `shared`, unordered with the callback
+  // wherever gRPC runs it (a gRPC thread, or this one while it is inside
+  // gRPC): started before the call, joined only after it has completed.
+  std::thread other([] { shared = shared + 1; });
   std::promise<void> done;
   (*client)->IntersectAsync(request, [&done](auto) {
-    shared = shared + 1;  // on a gRPC thread
+    shared = shared + 1;  // in gRPC's completion callback
     done.set_value();
   });
-  shared = shared + 1;  // on ours, unordered with the callback
   done.get_future().wait();
+  other.join();
   return 0;
 }
