@@ -3,12 +3,12 @@
 //
 // A reactor's callbacks (OnReadDone, OnWriteDone, OnDone; a client call's
 // completion) run one after another, each after the operation started by
-// the previous one, but possibly on different gRPC threads. gRPC orders them with atomics and
-// futexes inside the prebuilt libgrpc, which ThreadSanitizer cannot see, so
-// without these marks every field of a reactor looks raced. HandOff(p)
-// before starting a gRPC operation and TakeOver(p) on entering its callback
-// state that ordering for our own objects — and only it: a worker thread
-// touching the reactor outside that sequence is still reported.
+// the previous one, but possibly on different gRPC threads. gRPC orders them
+// with atomics and futexes inside the prebuilt libgrpc, which ThreadSanitizer
+// cannot see, so without these marks every field of a reactor looks raced.
+// HandOff(p) before starting a gRPC operation and TakeOver(p) on entering its
+// callback state that ordering for our own objects — and only it: a worker
+// thread touching the reactor outside that sequence is still reported.
 //
 // Both compile to nothing outside a -fsanitize=thread build.
 #ifndef COLLISION_COMMON_TSAN_HANDOFF_H_

@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "collision/core/batch.h"
+#include "common/tsan_handoff.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "common/tsan_handoff.h"
 
 namespace collision::server {
 

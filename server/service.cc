@@ -143,8 +143,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
   }
   // Computes, encodes the response, frees the call's arena, answers.
   auto compute = [this, context, call, response_bytes, handler, finish] {
-    grpc::Status s = handler(*call->request, call->response,
-                             MakeContext(context));
+    grpc::Status s =
+        handler(*call->request, call->response, MakeContext(context));
     if (s.ok()) s = SerializeMessage(*call->response, response_bytes);
     delete call;
     Release();

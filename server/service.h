@@ -14,9 +14,9 @@
 
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "server/raw_messages.h"
 #include "server/handlers.h"
 #include "server/metrics.h"
+#include "server/raw_messages.h"
 #include "server/security.h"
 #include "server/worker_pool.h"
 

@@ -24,7 +24,6 @@
 #include <optional>
 #include <random>
 #include <string>
-
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -142,13 +141,13 @@ std::string Call(absl::string_view method, absl::string_view data,
 
 // How the server ended what we sent.
 struct Ending {
-  bool closed = false;           // the server closed the TCP connection
-  bool goaway = false;           // ... after a GOAWAY frame
-  bool reset = false;            // RST_STREAM on stream 1
-  bool trailers = false;         // HEADERS + END_STREAM on stream 1
-  bool timed_out = false;        // none of the above within the limit
-  std::string trailer_block;     // the HPACK block of those trailers
-  std::string data;              // DATA received on stream 1
+  bool closed = false;        // the server closed the TCP connection
+  bool goaway = false;        // ... after a GOAWAY frame
+  bool reset = false;         // RST_STREAM on stream 1
+  bool trailers = false;      // HEADERS + END_STREAM on stream 1
+  bool timed_out = false;     // none of the above within the limit
+  std::string trailer_block;  // the HPACK block of those trailers
+  std::string data;           // DATA received on stream 1
   bool ended() const { return closed || goaway || reset || trailers; }
 };
 
@@ -178,7 +177,8 @@ class RawConnection {
     connected_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&addr),
                                      sizeof(addr)) == 0;
     const int one = 1;
-    if (connected_) setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connected_)
+      setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   }
   ~RawConnection() {
     if (fd_ >= 0) close(fd_);
@@ -301,12 +301,13 @@ class Wire : public ::testing::Test {
     o.timeout = absl::Seconds(10);
     auto client = c::Client::Create(server_->address(), o);
     ASSERT_TRUE(client.ok()) << client.status();
-    absl::StatusOr<bool> serving = (*client)->IsServing(server::kHealthServiceName);
+    absl::StatusOr<bool> serving =
+        (*client)->IsServing(server::kHealthServiceName);
     ASSERT_TRUE(serving.ok()) << serving.status();
     EXPECT_TRUE(*serving);
     auto r = (*client)->Intersect(
         c::IntersectBatch()
-            .Add(c::Circle(0, 0, 1), c::Circle(2, 0, 1))     // touching
+            .Add(c::Circle(0, 0, 1), c::Circle(2, 0, 1))       // touching
             .Add(c::Circle(0, 0, 1), c::Circle(2.5f, 0, 1)));  // apart
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->results_size(), 2);
@@ -324,7 +325,8 @@ class Wire : public ::testing::Test {
     grpc::Slice slice(bytes);
     grpc::ByteBuffer request(&slice, 1);
     const std::string path = absl::StrCat(kService, method);
-    return grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+    return grpc::internal::BlockingUnaryCall<grpc::ByteBuffer,
+                                             grpc::ByteBuffer>(
         channel_.get(),
         grpc::internal::RpcMethod(path.c_str(), nullptr,
                                   grpc::internal::RpcMethod::NORMAL_RPC),
@@ -341,8 +343,9 @@ class Wire : public ::testing::Test {
 TEST_F(Wire, Http1RequestIsRefusedAndTheConnectionClosed) {
   RawConnection conn(server_->port());
   ASSERT_TRUE(conn.connected());
-  conn.Send("GET /collision.v1.CollisionService/Intersect HTTP/1.1\r\n"
-            "Host: 127.0.0.1\r\n\r\n");
+  conn.Send(
+      "GET /collision.v1.CollisionService/Intersect HTTP/1.1\r\n"
+      "Host: 127.0.0.1\r\n\r\n");
   const Ending e = conn.ReadUntilEnd();
   EXPECT_TRUE(e.closed || e.goaway) << "the server kept a non-HTTP/2 peer";
   ExpectStillServing();
@@ -365,9 +368,10 @@ TEST_F(Wire, FrameLongerThanTheMaxFrameSizeEndsTheConnection) {
   ASSERT_TRUE(conn.connected());
   // 16 MiB - 1 claimed, 16 bytes sent: far above the 16 KiB SETTINGS_MAX_
   // FRAME_SIZE the server advertises; a FRAME_SIZE_ERROR, not a wait.
-  conn.Send(absl::StrCat(
-      ClientStart(), Frame(kHeaders, kEndHeaders, 1, RequestHeaders("Intersect")),
-      FrameClaiming(0xffffff, kData, 0, 1, "0123456789abcdef")));
+  conn.Send(
+      absl::StrCat(ClientStart(),
+                   Frame(kHeaders, kEndHeaders, 1, RequestHeaders("Intersect")),
+                   FrameClaiming(0xffffff, kData, 0, 1, "0123456789abcdef")));
   const Ending e = conn.ReadUntilEnd();
   EXPECT_TRUE(e.closed || e.goaway || e.reset) << "no error for a huge frame";
   ExpectStillServing();
@@ -378,11 +382,12 @@ TEST_F(Wire, CorruptHeaderBlockEndsTheConnection) {
   for (int i = 0; i < 10; ++i) {
     RawConnection conn(server_->port());
     ASSERT_TRUE(conn.connected());
-    conn.Send(absl::StrCat(ClientStart(),
-                           Frame(kHeaders, kEndHeaders | kEndStream, 1,
-                                 RandomBytes(rng, 1 + rng() % 200))));
+    conn.Send(
+        absl::StrCat(ClientStart(), Frame(kHeaders, kEndHeaders | kEndStream, 1,
+                                          RandomBytes(rng, 1 + rng() % 200))));
     const Ending e = conn.ReadUntilEnd();
-    EXPECT_TRUE(e.ended()) << i << ": nothing ended after a corrupt HPACK block";
+    EXPECT_TRUE(e.ended()) << i
+                           << ": nothing ended after a corrupt HPACK block";
     EXPECT_FALSE(e.trailers &&
                  LiteralValue(e.trailer_block, "grpc-status") == "0")
         << i << ": a corrupt header block was answered with OK";
@@ -445,7 +450,8 @@ TEST_F(Wire, ClientsVanishingMidMessageOrAbandoningStreamsCostNothing) {
   ExpectStillServing();
 }
 
-// --- gRPC framing -------------------------------------------------------------
+// --- gRPC framing
+// -------------------------------------------------------------
 
 TEST_F(Wire, LengthPrefixClaimingFourGibibytesIsRefusedNotAwaited) {
   RawConnection conn(server_->port());
@@ -465,8 +471,8 @@ TEST_F(Wire, CompressedFlagWithGarbageIsAnErrorAndWithoutEncodingIsExact) {
     // Declared gzip, but the bytes are a plain protobuf: never OK.
     RawConnection conn(server_->port());
     ASSERT_TRUE(conn.connected());
-    conn.Send(Call("Intersect", GrpcMessage(valid.SerializeAsString(), 1),
-                   "gzip"));
+    conn.Send(
+        Call("Intersect", GrpcMessage(valid.SerializeAsString(), 1), "gzip"));
     const Ending e = conn.ReadUntilEnd();
     ASSERT_TRUE(e.ended());
     EXPECT_FALSE(e.trailers &&
@@ -499,9 +505,9 @@ TEST_F(Wire, MessageCutShortByEndOfStreamIsAnError) {
   ASSERT_TRUE(conn.connected());
   // The prefix promises the whole message; half of it arrives, then
   // END_STREAM.
-  conn.Send(Call("Intersect",
-                 GrpcMessage(bytes.substr(0, bytes.size() / 2), 0,
-                             static_cast<uint32_t>(bytes.size()))));
+  conn.Send(
+      Call("Intersect", GrpcMessage(bytes.substr(0, bytes.size() / 2), 0,
+                                    static_cast<uint32_t>(bytes.size()))));
   const Ending e = conn.ReadUntilEnd();
   ASSERT_TRUE(e.ended());
   EXPECT_FALSE(e.trailers &&
@@ -513,7 +519,8 @@ TEST_F(Wire, GarbageMessageInAHandWrittenCallGetsInvalidArgument) {
   RawConnection conn(server_->port());
   ASSERT_TRUE(conn.connected());
   // Field 1 (pairs, length-delimited) claiming 100 bytes, with 3 present.
-  conn.Send(Call("Intersect", GrpcMessage(std::string("\x0a\x64\x01\x02\x03", 5))));
+  conn.Send(
+      Call("Intersect", GrpcMessage(std::string("\x0a\x64\x01\x02\x03", 5))));
   const Ending e = conn.ReadUntilEnd();
   ASSERT_TRUE(e.trailers) << "closed=" << e.closed << " reset=" << e.reset;
   EXPECT_EQ(LiteralValue(e.trailer_block, "grpc-status"), "3");
@@ -543,10 +550,11 @@ std::vector<Seed> Seeds() {
   c::ClosestPointColumnsBatch closest_columns;
   (void)closest_columns.Add(c::Point(3, 3), c::RectFromMinMax(0, 0, 1, 1));
   (void)closest_columns.Add(c::Point(-3, 3), c::RectFromMinMax(0, 0, 1, 1));
-  return {{"Intersect", pairs.request().SerializeAsString()},
-          {"ClosestPoint", queries.request().SerializeAsString()},
-          {"IntersectColumns", columns.request().SerializeAsString()},
-          {"ClosestPointColumns", closest_columns.request().SerializeAsString()}};
+  return {
+      {"Intersect", pairs.request().SerializeAsString()},
+      {"ClosestPoint", queries.request().SerializeAsString()},
+      {"IntersectColumns", columns.request().SerializeAsString()},
+      {"ClosestPointColumns", closest_columns.request().SerializeAsString()}};
 }
 
 std::string Corrupt(std::mt19937_64& rng, const std::string& valid) {
@@ -634,7 +642,8 @@ TEST_F(Wire, CorruptMessagesOnEveryMethodGetInvalidArgumentOrTheTrueAnswer) {
   int unparsable = 0, parsed = 0;
   for (const Seed& seed : Seeds()) {
     for (int i = 0; i < 120; ++i) {
-      const std::string bytes = i == 0 ? std::string() : Corrupt(rng, seed.bytes);
+      const std::string bytes =
+          i == 0 ? std::string() : Corrupt(rng, seed.bytes);
       grpc::ByteBuffer response;
       const grpc::Status got = RawUnary(seed.method, bytes, &response);
       const auto want = Expected(seed.method, bytes, limits_);
@@ -662,9 +671,12 @@ TEST_F(Wire, CorruptMessagesOnEveryMethodGetInvalidArgumentOrTheTrueAnswer) {
         v1::ClosestPointColumnsResponse pa, pb;
         google::protobuf::Message* got_message = &a;
         google::protobuf::Message* want_message = &b;
-        if (seed.method == "ClosestPoint") got_message = &ca, want_message = &cb;
-        if (seed.method == "IntersectColumns") got_message = &ia, want_message = &ib;
-        if (seed.method == "ClosestPointColumns") got_message = &pa, want_message = &pb;
+        if (seed.method == "ClosestPoint")
+          got_message = &ca, want_message = &cb;
+        if (seed.method == "IntersectColumns")
+          got_message = &ia, want_message = &ib;
+        if (seed.method == "ClosestPointColumns")
+          got_message = &pa, want_message = &pb;
         ASSERT_TRUE(got_message->ParseFromString(Flatten(response))) << what;
         ASSERT_TRUE(want_message->ParseFromString(want->second)) << what;
         EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
@@ -685,8 +697,8 @@ TEST_F(Wire, CorruptMessageOnTheStreamEndsItWithInvalidArgument) {
                        std::chrono::seconds(10));
   const std::string path = absl::StrCat(kService, "QueryStream");
   std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>>
-      stream(grpc::internal::ClientReaderWriterFactory<
-             grpc::ByteBuffer, grpc::ByteBuffer>::
+      stream(grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer,
+                                                       grpc::ByteBuffer>::
                  Create(channel_.get(),
                         grpc::internal::RpcMethod(
                             path.c_str(), nullptr,
