@@ -6,17 +6,16 @@
 #   ./scripts/bench-e2e.sh            # builds release, prints a table
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/server.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target collision_server collision_load \
   collision_wire_bench >/dev/null
 bin=build/release
-work=$(mktemp -d)
-"$bin/server/collision_server" --address=127.0.0.1:0 --port_file="$work/port" \
-  --max_batch=1000000 --max_in_flight=256 --drain_grace=0s 2>"$work/server.log" &
-pid=$!
-trap 'kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-target="127.0.0.1:$(cat "$work/port")"
+start_server "$bin/server/collision_server" \
+  --max_batch=1000000 --max_in_flight=256 --drain_grace=0s
+work=$SERVER_WORK
+pid=$SERVER_PID
+target=$SERVER_TARGET
 
 run() {  # name, then collision_load flags
   local name=$1; shift

@@ -9,17 +9,16 @@
 # start and end. Usage: SOAK_DURATION=180s ./scripts/soak.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/server.sh
 duration=${SOAK_DURATION:-180s}
 cmake --preset release >/dev/null
 cmake --build --preset release --target collision_server collision_load collision_probe >/dev/null
 bin=build/release
-work=$(mktemp -d)
-"$bin/server/collision_server" --address=127.0.0.1:0 --port_file="$work/port" \
-  --max_in_flight=8 --metrics_address=127.0.0.1:0 --drain_grace=0s 2>"$work/server.log" &
-pid=$!
-trap 'kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-target="127.0.0.1:$(cat "$work/port")"
+start_server "$bin/server/collision_server" \
+  --max_in_flight=8 --metrics_address=127.0.0.1:0 --drain_grace=0s
+work=$SERVER_WORK
+pid=$SERVER_PID
+target=$SERVER_TARGET
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
 load() { "$bin/tools/collision_load" --target="$target" --progress=off --warmup=1s "$@"; }
 

@@ -155,7 +155,9 @@ class GroupChecker {
     const bool has_angle = !r.angle().empty();
     const bool has_cos_sin = !r.cos().empty() || !r.sin().empty();
     if (has_angle == has_cos_sin) {
-      if (n_ == 0) return;
+      // An empty group needs no orientation; both forms at once is an error
+      // whatever the length (their elements would go unchecked).
+      if (n_ == 0 && !has_angle) return;
       v_->Add(absl::StrCat(path_, ".", op,
                            " must give the orientation either as angle or as "
                            "cos and sin, not ",

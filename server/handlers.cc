@@ -6,15 +6,6 @@
 #include "collision/core/batch.h"
 
 namespace collision::server {
-namespace {
-
-grpc::Status ToGrpc(const absl::Status& s) {
-  if (s.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
-                      std::string(s.message()));
-}
-
-}  // namespace
 
 grpc::Status HandleIntersect(const v1::IntersectRequest& request,
                              v1::IntersectResponse* response,

@@ -14,6 +14,13 @@
 
 namespace collision::server {
 
+// The gRPC status of an absl::Status (the codes are the same numbers).
+inline grpc::Status ToGrpc(const absl::Status& s) {
+  if (s.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
+                      std::string(s.message()));
+}
+
 struct HandlerContext {
   RequestLimits limits;
   // How chunks run; SequentialRunner() runs them inline and never stops.

@@ -2,8 +2,10 @@
 // are turned into ServerOptions.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -23,8 +25,22 @@ ABSL_FLAG(std::string, port_file, "",
           "if set, the bound port is written to this file once serving");
 ABSL_FLAG(int64_t, max_batch, 100000,
           "largest number of pairs or queries in one request");
-ABSL_FLAG(int, max_receive_message_bytes, 64 * 1024 * 1024,
-          "largest request accepted on the wire, in bytes");
+ABSL_FLAG(int, max_receive_message_bytes, 0,
+          "largest request accepted on the wire, in bytes; 0 = what "
+          "--max_batch items need (logged at start)");
+ABSL_FLAG(int64_t, max_in_flight_bytes, int64_t{64} << 20,
+          "encoded request bytes admitted at once; beyond it: UNAVAILABLE "
+          "as for --max_in_flight (a lone request always fits)");
+ABSL_FLAG(int, max_concurrent_streams, 100,
+          "streams one connection may have open at once (HTTP/2 "
+          "SETTINGS_MAX_CONCURRENT_STREAMS)");
+ABSL_FLAG(int64_t, transport_memory_bytes, int64_t{256} << 20,
+          "memory gRPC's transport may hold over all connections (read "
+          "buffers, messages still arriving, call state); past it idle "
+          "connections are closed and streams cancelled; 0 = unbounded");
+ABSL_FLAG(int, max_metadata_bytes, 8 * 1024,
+          "largest request metadata of one call (names + values + 32 bytes "
+          "per entry); a call over it gets RESOURCE_EXHAUSTED, alone");
 ABSL_FLAG(int, max_in_flight, 64,
           "requests computing or queued at once; beyond it: UNAVAILABLE with "
           "a grpc-retry-pushback-ms trailer");
@@ -37,8 +53,10 @@ ABSL_FLAG(std::string, metrics_address, "",
 ABSL_FLAG(absl::Duration, max_connection_age, absl::Minutes(5),
           "close connections after this age (+ grace) so clients re-resolve; "
           "0 = never");
-ABSL_FLAG(absl::Duration, max_connection_age_grace, absl::Seconds(30),
-          "time in-flight calls get on a connection closed for its age");
+ABSL_FLAG(absl::Duration, max_connection_age_grace, absl::Minutes(5),
+          "time in-flight calls get on a connection closed for its age; "
+          "QueryStreams end themselves, between two messages, before the "
+          "shorter of the age and this grace");
 ABSL_FLAG(absl::Duration, keepalive_time, absl::Minutes(1),
           "server keepalive ping interval on idle connections");
 ABSL_FLAG(absl::Duration, keepalive_timeout, absl::Seconds(20),
@@ -72,6 +90,20 @@ void Log(const std::string& message) {
       absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone())
           .c_str(),
       message.c_str());
+}
+
+// Every connection takes a file descriptor, and gRPC 1.51 stops accepting
+// for good once accept4 fails for want of one: take the hard limit the
+// process is allowed. Returns the limit in force.
+uint64_t RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return static_cast<uint64_t>(limit.rlim_cur);
 }
 
 bool WritePortFile(const std::string& path, int port) {
@@ -123,9 +155,14 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_min_client_ping_interval);
   options.max_receive_message_bytes =
       absl::GetFlag(FLAGS_max_receive_message_bytes);
+  options.service.max_in_flight_bytes = absl::GetFlag(FLAGS_max_in_flight_bytes);
+  options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
+  options.service.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
   options.allow_reuseport = absl::GetFlag(FLAGS_allow_reuseport);
 
+  const uint64_t open_files = RaiseOpenFileLimit();
   auto server = collision::server::CollisionServer::Start(options);
   if (!server.ok()) {
     Log(absl::StrCat("failed to start: ", server.status().ToString()));
@@ -140,8 +177,12 @@ int main(int argc, char** argv) {
           : absl::StrCat(options.metrics_address.substr(
                              0, options.metrics_address.rfind(':')),
                          ":", (*server)->metrics_port()),
-      " max_receive_message_bytes=", options.max_receive_message_bytes,
-      " reflection=", options.enable_reflection, " tls=",
+      " max_receive_message_bytes=", (*server)->max_receive_message_bytes(),
+      " max_in_flight_bytes=", options.service.max_in_flight_bytes,
+      " transport_memory_bytes=", options.transport_memory_bytes,
+      " max_concurrent_streams=", options.max_concurrent_streams,
+      " open_files=", open_files, " reflection=", (*server)->reflection(),
+      " tls=",
       options.tls.cert_chain_file.empty()
           ? "off"
           : (options.tls.client_ca_file.empty() ? "on" : "mutual"),
@@ -162,6 +203,12 @@ int main(int argc, char** argv) {
     (*server)->Drain(grace, absl::GetFlag(FLAGS_shutdown_deadline));
   });
   (*server)->Wait();
+  if ((*server)->listener_failed()) {
+    // The stopper thread still waits for a signal: leave without it.
+    Log("stopped: the listener failed; exit status 1 for a restart");
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
   stopper.join();
   Log("stopped");
   return 0;

@@ -37,7 +37,8 @@ class Metrics {
   // ("circle_rect", "sphere_box", ... see PairKindName in convert.h).
   virtual void PairsProcessed(const std::string& kind, uint64_t count) = 0;
   // A request rejected before compute, by reason: "invalid_argument",
-  // "overloaded", "deadline", "cancelled".
+  // "overloaded", "deadline", "cancelled", "no_message" (a unary call that
+  // ended without its request), "unauthenticated".
   virtual void Rejected(const std::string& reason) = 0;
   // Requests being computed right now.
   virtual void SetInFlight(int64_t in_flight) = 0;

@@ -18,6 +18,7 @@
 #include "google/protobuf/arena.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/status.h"
 
 namespace collision::server {
@@ -27,6 +28,15 @@ template <typename Message>
 bool ParseMessage(const grpc::ByteBuffer& bytes, Message* message) {
   grpc::ByteBuffer shared(bytes);  // shares the slices; parsing consumes it
   return grpc::SerializationTraits<Message>::Deserialize(&shared, message).ok();
+}
+
+// Calls `read(ZeroCopyInputStream*)` over `bytes` (sharing their slices,
+// copying nothing) and returns what it returns.
+template <typename Read>
+auto ReadBytes(const grpc::ByteBuffer& bytes, Read read) {
+  grpc::ByteBuffer shared(bytes);
+  grpc::ProtoBufferReader reader(&shared);
+  return read(static_cast<google::protobuf::io::ZeroCopyInputStream*>(&reader));
 }
 
 // The status for bytes that did not parse as a `Message`; `what` names them
@@ -50,7 +60,8 @@ grpc::Status SerializeMessage(const Message& message, grpc::ByteBuffer* bytes) {
                                                        &own_buffer);
 }
 
-// A unary call's request and response on one arena.
+// A unary call's (or one stream message's) request and response on one
+// arena, freed at once when the answer is encoded.
 template <typename Request, typename Response>
 struct ArenaCall {
   google::protobuf::Arena arena;

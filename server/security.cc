@@ -88,8 +88,9 @@ absl::StatusOr<TokenSet> TokenSet::LoadFile(const std::string& path) {
 }
 
 bool TokenSet::Accepts(absl::string_view authorization) const {
+  // RFC 7235 2.1: the auth scheme is case-insensitive ("bearer" is Bearer).
   constexpr absl::string_view kScheme = "Bearer ";
-  const bool bearer = absl::StartsWith(authorization, kScheme);
+  const bool bearer = absl::StartsWithIgnoreCase(authorization, kScheme);
   const absl::string_view presented =
       bearer ? authorization.substr(kScheme.size()) : absl::string_view();
   bool any = false;

@@ -4,14 +4,55 @@
 #include <chrono>
 #include <cstdint>
 
+#include <cstdio>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "collision/core/batch.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
+#include "server/grpc_log.h"
 
 namespace collision::server {
+
+namespace {
+
+// The transport's own header limit: far above the service's
+// (ServiceOptions::max_metadata_bytes), because gRPC 1.51 answers headers
+// over it by closing the whole connection, every other call on it included;
+// below it the service rejects just the one call.
+constexpr int kTransportMetadataBytes = 64 * 1024;
+
+// The largest canonical encoding of one item: a pair of two rotated
+// rectangles with every field set (larger than any other pair, query or
+// column entry).
+std::size_t MaxItemBytes() {
+  v1::IntersectRequest request;
+  v1::ShapePair* pair = request.add_pairs();
+  for (v1::Shape* shape : {pair->mutable_a(), pair->mutable_b()}) {
+    v1::RotatedRect* r = shape->mutable_rotated_rect();
+    for (v1::Vec2* v :
+         {r->mutable_size(), r->mutable_pivot(), r->mutable_position()}) {
+      v->set_x(1);
+      v->set_y(1);
+    }
+    r->mutable_rotation()->set_cos(1);
+    r->mutable_rotation()->set_sin(1);
+  }
+  return request.ByteSizeLong();  // tag + length + pair
+}
+
+}  // namespace
+
+int MaxRequestBytes(const RequestLimits& limits) {
+  // The request's own fields and a QueryStream message's envelope (tag,
+  // length, sequence) take well under 1 KiB.
+  constexpr std::size_t kEnvelope = 1024;
+  const std::size_t bytes = limits.max_batch * MaxItemBytes() + kEnvelope;
+  return static_cast<int>(std::min<std::size_t>(bytes, INT32_MAX));
+}
 
 CollisionServer::CollisionServer(const ServerOptions& options)
     : options_(options) {}
@@ -19,6 +60,7 @@ CollisionServer::CollisionServer(const ServerOptions& options)
 CollisionServer::~CollisionServer() {
   Shutdown(absl::ZeroDuration());
   Wait();
+  StopWatchingListener();
   // gRPC returns from Wait() only after every call has finished (reactors'
   // OnDone included), so the service and metrics can go; tell TSan so.
   if (service_ != nullptr) TakeOver(service_.get());
@@ -32,14 +74,31 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   if (options.service.max_in_flight <= 0) {
     return absl::InvalidArgumentError("max_in_flight must be > 0");
   }
-  if (options.max_receive_message_bytes <= 0) {
-    return absl::InvalidArgumentError("max_receive_message_bytes must be > 0");
+  if (options.max_receive_message_bytes < 0) {
+    return absl::InvalidArgumentError(
+        "max_receive_message_bytes must be >= 0 (0: follow max_batch)");
   }
+  if (options.max_concurrent_streams <= 0) {
+    return absl::InvalidArgumentError("max_concurrent_streams must be > 0");
+  }
+  if (options.service.max_metadata_bytes > kTransportMetadataBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_metadata_bytes must be <= ", kTransportMetadataBytes));
+  }
+  InstallGrpcLogSink();
   grpc::EnableDefaultHealthCheckService(true);
-  if (options.enable_reflection) {
-    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  }
+  // Reflection is gRPC's own service, which cannot check a bearer token (a
+  // 1.51 interceptor cannot reject a call): a server that requires tokens
+  // does not describe its schema to callers without one.
+  const bool reflection =
+      options.enable_reflection && options.token_file.empty();
+  if (reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   std::unique_ptr<CollisionServer> server(new CollisionServer(options));
+  server->reflection_ = reflection;
+  server->max_receive_message_bytes_ =
+      options.max_receive_message_bytes > 0
+          ? options.max_receive_message_bytes
+          : MaxRequestBytes(options.service.limits);
   if (options.metrics_address.empty()) {
     server->metrics_ = MakeNullMetrics();
   } else {
@@ -60,13 +119,39 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     service_options.tokens =
         std::make_shared<const TokenSet>(*std::move(tokens));
   }
+  if (options.max_connection_age > absl::ZeroDuration()) {
+    // A stream must end on its own (between two messages) before the
+    // transport cuts it: a stream opened just before its connection's
+    // GOAWAY is cut a grace later, so streams live at most the shorter of
+    // the age and the grace, less a margin for the message in hand.
+    const absl::Duration lifetime = std::min(options.max_connection_age,
+                                             options.max_connection_age_grace);
+    service_options.max_stream_age = lifetime - std::min(lifetime / 10,
+                                                         absl::Seconds(5));
+  }
   server->service_ = std::make_unique<CollisionServiceImpl>(
       service_options, server->metrics_.get());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.address, *credentials, &server->port_);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
                              options.allow_reuseport ? 1 : 0);
-  builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  builder.SetMaxReceiveMessageSize(server->max_receive_message_bytes_);
+  // Requests are taken uncompressed only: gRPC 1.51 inflates a compressed
+  // message whole before comparing it with the receive limit (1 MB of gzip
+  // became 1.1 GB). With the algorithms off, a compressed call is refused
+  // as soon as its headers arrive, before its body is read: UNIMPLEMENTED
+  // "Compression algorithm 'gzip' is disabled." (the gRPC spec's answer).
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_DEFLATE, false);
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             options.max_concurrent_streams);
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
+                             kTransportMetadataBytes);
+  if (options.transport_memory_bytes > 0) {
+    grpc::ResourceQuota quota("collision_server");
+    quota.Resize(static_cast<std::size_t>(options.transport_memory_bytes));
+    builder.SetResourceQuota(quota);
+  }
   const auto ms = [](absl::Duration d) {
     return static_cast<int>(
         std::min<int64_t>(absl::ToInt64Milliseconds(d), INT32_MAX));
@@ -97,7 +182,33 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
       options.address.substr(0, options.address.rfind(':'));
   server->address_ = absl::StrCat(host, ":", server->port_);
   server->SetServing(true);
+  server->listener_watch_ = std::thread([s = server.get()] {
+    s->WatchListener();
+  });
   return server;
+}
+
+void CollisionServer::WatchListener() {
+  const uint64_t seen = ListenerFailures();
+  std::string line;
+  while (!watch_stop_.load()) {
+    if (!WaitForListenerFailure(seen, absl::Milliseconds(200), &line)) {
+      continue;
+    }
+    listener_failed_.store(true);
+    std::fprintf(stderr,
+                 "collision_server: the listening socket stopped accepting "
+                 "(gRPC: %s); health NOT_SERVING, draining, then exiting so "
+                 "that the supervisor restarts the server\n",
+                 line.c_str());
+    Drain(options_.listener_failure_grace, options_.listener_failure_deadline);
+    return;
+  }
+}
+
+void CollisionServer::StopWatchingListener() {
+  watch_stop_.store(true);
+  if (listener_watch_.joinable()) listener_watch_.join();
 }
 
 void CollisionServer::SetServing(bool serving) {

@@ -3,8 +3,10 @@
 #ifndef COLLISION_SERVER_SERVER_H_
 #define COLLISION_SERVER_SERVER_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -23,8 +25,20 @@ struct ServerOptions {
   std::string address = "127.0.0.1:50051";
   // Batch limit, in-flight limit, pushback, compute threads.
   ServiceOptions service;
-  // Largest request accepted on the wire, in bytes.
-  int max_receive_message_bytes = 64 * 1024 * 1024;
+  // Largest request accepted on the wire, in bytes; 0: what a request of
+  // `service.limits.max_batch` items needs (MaxRequestBytes), so that the
+  // two limits agree.
+  int max_receive_message_bytes = 0;
+  // Streams one connection may have open at once (HTTP/2
+  // SETTINGS_MAX_CONCURRENT_STREAMS). gRPC clients queue calls beyond it;
+  // gRPC 1.51 closes the connection of a peer that opens more.
+  int max_concurrent_streams = 100;
+  // Memory gRPC's transport may hold over all connections (a
+  // grpc::ResourceQuota): socket read buffers, messages still arriving,
+  // call state. Past it gRPC closes idle connections and cancels streams
+  // (RESOURCE_EXHAUSTED "Buffers full"): the bound on what half-sent
+  // messages and piles of open streams can take. 0: no quota.
+  int64_t transport_memory_bytes = int64_t{256} << 20;
   // gRPC turns SO_REUSEPORT on by default, which lets a second server share a
   // busy port silently; off unless asked for.
   bool allow_reuseport = false;
@@ -32,7 +46,7 @@ struct ServerOptions {
   // Connections are closed (with GOAWAY) after this age plus the grace, so
   // that clients re-resolve and spread over new replicas. Zero: never.
   absl::Duration max_connection_age = absl::Minutes(5);
-  absl::Duration max_connection_age_grace = absl::Seconds(30);
+  absl::Duration max_connection_age_grace = absl::Minutes(5);
   // Server keepalive pings on idle connections, and the least interval the
   // server accepts between client pings (clients pinging faster are sent
   // GOAWAY "too_many_pings").
@@ -47,9 +61,19 @@ struct ServerOptions {
   std::string metrics_address;
   // TLS / mutual TLS; all empty: plaintext.
   TlsFiles tls;
-  // Bearer tokens required on every collision.v1 call; empty: none.
+  // Bearer tokens required on every collision.v1 call; empty: none. With
+  // tokens, reflection is off whatever enable_reflection says.
   std::string token_file;
+  // When the listening socket fails (see listener_failed()): time between
+  // health NOT_SERVING and shutdown, and the time in-flight calls then get.
+  absl::Duration listener_failure_grace = absl::Seconds(2);
+  absl::Duration listener_failure_deadline = absl::Seconds(10);
 };
+
+// The largest request the server takes on the wire when its receive limit
+// follows max_batch: `max_batch` of the largest items in their ordinary
+// (canonical) encoding, plus the request's own fields.
+int MaxRequestBytes(const RequestLimits& limits);
 
 class CollisionServer {
  public:
@@ -65,6 +89,8 @@ class CollisionServer {
   // "host:port" with the bound port, for clients.
   const std::string& address() const { return address_; }
   const ServerOptions& options() const { return options_; }
+  // Whether reflection is served (never when tokens are required).
+  bool reflection() const { return reflection_; }
 
   // Sets the health status of both "" and kHealthServiceName.
   void SetServing(bool serving);
@@ -77,9 +103,19 @@ class CollisionServer {
   void Drain(absl::Duration grace, absl::Duration deadline);
   // Blocks until the server has shut down.
   void Wait();
+  // Whether the server stopped because its listening socket failed (gRPC
+  // 1.51 stops accepting for good after accept4 fails, e.g. with EMFILE):
+  // it then turned health NOT_SERVING and drained, and the process should
+  // exit non-zero so that its supervisor restarts it.
+  bool listener_failed() const { return listener_failed_.load(); }
+  // The receive limit in force (see max_receive_message_bytes).
+  int max_receive_message_bytes() const { return max_receive_message_bytes_; }
 
  private:
   CollisionServer(const ServerOptions& options);
+  // Waits for gRPC's report of a failed listener (see listener_failed()).
+  void WatchListener();
+  void StopWatchingListener();
 
   ServerOptions options_;
   std::unique_ptr<Metrics> metrics_;
@@ -88,6 +124,11 @@ class CollisionServer {
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::string address_;
+  int max_receive_message_bytes_ = 0;
+  bool reflection_ = false;
+  std::atomic<bool> listener_failed_{false};
+  std::atomic<bool> watch_stop_{false};
+  std::thread listener_watch_;
 };
 
 }  // namespace collision::server

@@ -1,11 +1,14 @@
 #include "server/service.h"
 
 #include <chrono>
+#include <mutex>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/tsan_handoff.h"
+#include "grpcpp/alarm.h"
+#include "server/wire_precheck.h"
 
 namespace collision::server {
 namespace {
@@ -20,9 +23,12 @@ std::size_t ItemCount(const v1::ClosestPointRequest& r) {
   return static_cast<std::size_t>(r.queries_size());
 }
 
+bool PastDeadline(grpc::CallbackServerContext* context) {
+  return std::chrono::system_clock::now() > context->deadline();
+}
+
 bool Expired(grpc::CallbackServerContext* context) {
-  return context->IsCancelled() ||
-         std::chrono::system_clock::now() > context->deadline();
+  return context->IsCancelled() || PastDeadline(context);
 }
 
 }  // namespace
@@ -31,9 +37,15 @@ CollisionServiceImpl::CollisionServiceImpl(const ServiceOptions& options,
                                            Metrics* metrics)
     : options_(options), metrics_(metrics), pool_(options.worker_threads) {}
 
-bool CollisionServiceImpl::Admit() {
+bool CollisionServiceImpl::Admit(std::size_t bytes) {
   const int now = in_flight_.fetch_add(1) + 1;
-  if (now > options_.max_in_flight) {
+  const int64_t size = static_cast<int64_t>(bytes);
+  const int64_t held = in_flight_bytes_.fetch_add(size);
+  // Over the byte budget only counts when something else holds bytes: a
+  // lone request always fits (the receive limit bounds it).
+  if (now > options_.max_in_flight ||
+      (held > 0 && held + size > options_.max_in_flight_bytes)) {
+    in_flight_bytes_.fetch_sub(size);
     in_flight_.fetch_sub(1);
     metrics_->Rejected("overloaded");
     return false;
@@ -42,8 +54,37 @@ bool CollisionServiceImpl::Admit() {
   return true;
 }
 
-void CollisionServiceImpl::Release() {
+void CollisionServiceImpl::Release(std::size_t bytes) {
+  in_flight_bytes_.fetch_sub(static_cast<int64_t>(bytes));
   metrics_->SetInFlight(in_flight_.fetch_sub(1) - 1);
+}
+
+grpc::Status CollisionServiceImpl::CheckMetadata(
+    grpc::CallbackServerContext* context) const {
+  // HPACK's accounting (RFC 7541 4.1): name + value + 32 per entry.
+  std::size_t bytes = 0;
+  for (const auto& [name, value] : context->client_metadata()) {
+    bytes += name.size() + value.size() + 32;
+  }
+  if (bytes <= static_cast<std::size_t>(options_.max_metadata_bytes)) {
+    return grpc::Status::OK;
+  }
+  metrics_->Rejected("metadata_too_large");
+  return grpc::Status(
+      grpc::StatusCode::RESOURCE_EXHAUSTED,
+      absl::StrCat("request metadata is ", bytes,
+                   " bytes (names + values + 32 per entry), over this "
+                   "server's limit of ",
+                   options_.max_metadata_bytes, " bytes"));
+}
+
+bool CollisionServiceImpl::WaitUntilIdle(absl::Duration timeout) const {
+  const absl::Time until = absl::Now() + timeout;
+  while (in_flight_.load() != 0) {
+    if (absl::Now() > until) return false;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return true;
 }
 
 grpc::Status CollisionServiceImpl::Overloaded() const {
@@ -52,6 +93,30 @@ grpc::Status CollisionServiceImpl::Overloaded() const {
       absl::StrCat("server overloaded: ", options_.max_in_flight,
                    " requests in flight; retry after ",
                    options_.retry_pushback_ms, " ms"));
+}
+
+grpc::Status CollisionServiceImpl::Stopped(grpc::CallbackServerContext* context,
+                                           const char* when) const {
+  // An expired deadline also marks the call cancelled: look at it first.
+  if (PastDeadline(context)) {
+    metrics_->Rejected("deadline");
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        absl::StrCat("deadline exceeded ", when));
+  }
+  metrics_->Rejected("cancelled");
+  return grpc::Status(grpc::StatusCode::CANCELLED,
+                      absl::StrCat("call cancelled ", when));
+}
+
+template <typename Request>
+grpc::Status CollisionServiceImpl::Precheck(
+    const grpc::ByteBuffer& bytes) const {
+  const absl::Status s = ReadBytes(bytes, [this](auto* in) {
+    return PrecheckRequestSize(in, kRequestMessage<Request>, options_.limits);
+  });
+  if (s.ok()) return grpc::Status::OK;
+  metrics_->Rejected("invalid_argument");
+  return ToGrpc(s);
 }
 
 grpc::Status CollisionServiceImpl::Authenticate(
@@ -85,14 +150,7 @@ HandlerContext CollisionServiceImpl::MakeContext(
                              [context] { return Expired(context); });
   };
   c.stopped_status = [this, context] {
-    if (context->IsCancelled()) {
-      metrics_->Rejected("cancelled");
-      return grpc::Status(grpc::StatusCode::CANCELLED,
-                          "call cancelled; computation stopped");
-    }
-    metrics_->Rejected("deadline");
-    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                        "deadline exceeded; computation stopped");
+    return Stopped(context, "; computation stopped");
   };
   c.count_work = [this](const KindCounts& counts) {
     for (int k = 0; k < kWorkKinds; ++k) {
@@ -105,50 +163,103 @@ HandlerContext CollisionServiceImpl::MakeContext(
   return c;
 }
 
+// One unary call. The in-flight slot it takes is released in OnDone, when
+// gRPC has handed the answer to the transport: an answer its caller does not
+// read keeps its slot, so unread answers are bounded by the in-flight
+// limits.
+class UnaryCall final : public grpc::ServerUnaryReactor {
+ public:
+  UnaryCall(CollisionServiceImpl* service, const char* method)
+      : service_(service), method_(method), start_(absl::Now()) {
+    service_->metrics_->CallStarted(method_, kUnary);
+  }
+
+  // Takes an in-flight slot for `bytes` (see CollisionServiceImpl::Admit).
+  bool Admit(std::size_t bytes) {
+    admitted_ = service_->Admit(bytes);
+    if (admitted_) bytes_ = bytes;
+    return admitted_;
+  }
+
+  void Answer(const grpc::Status& s) {
+    code_ = s.error_code();
+    if (s.ok()) service_->metrics_->MessageSent(method_, kUnary);
+    if (code_ == grpc::StatusCode::INVALID_ARGUMENT) {
+      service_->metrics_->Rejected("invalid_argument");
+    }
+    HandOff(this);
+    Finish(s);
+  }
+
+  void OnDone() override {
+    TakeOver(this);
+    if (admitted_) service_->Release(bytes_);
+    service_->metrics_->CallHandled(method_, kUnary, code_,
+                                    absl::ToDoubleSeconds(absl::Now() - start_));
+    HandOff(service_);  // the server's shutdown waits for OnDone to return
+    delete this;
+  }
+
+ private:
+  CollisionServiceImpl* const service_;
+  const char* const method_;
+  const absl::Time start_;
+  grpc::StatusCode code_ = grpc::StatusCode::OK;
+  bool admitted_ = false;
+  std::size_t bytes_ = 0;
+};
+
 template <typename Request, typename Response, typename Handler>
 grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
     grpc::ByteBuffer* response_bytes, const char* method, Handler handler) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const absl::Time start = absl::Now();
-  metrics_->CallStarted(method, kUnary);
-  metrics_->MessageReceived(method, kUnary);
-  auto finish = [this, reactor, method, start](const grpc::Status& s) {
-    if (s.ok()) metrics_->MessageSent(method, kUnary);
-    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-      metrics_->Rejected("invalid_argument");
-    }
-    metrics_->CallHandled(method, kUnary, s.error_code(),
-                          absl::ToDoubleSeconds(absl::Now() - start));
-    HandOff(this);  // the server's shutdown waits for this call to finish
-    reactor->Finish(s);
-  };
-  if (grpc::Status auth = Authenticate(context); !auth.ok()) {
-    finish(auth);
+  auto* reactor = new UnaryCall(this, method);
+  grpc::Status early = Authenticate(context);
+  if (early.ok()) early = CheckMetadata(context);
+  // gRPC runs the handler also when the call ended before its message
+  // arrived (cancelled or expired during the upload, or half-closed with
+  // none): those are not invalid requests.
+  if (early.ok() && Expired(context)) {
+    early = Stopped(context, "before the request was read");
+  } else if (early.ok() && !request_bytes->Valid()) {
+    metrics_->Rejected("no_message");
+    early = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                         "the call ended without a request message (a unary "
+                         "call carries exactly one)");
+  }
+  if (!early.ok()) {
+    reactor->Answer(early);
     return reactor;
   }
-  // Admitted before parsing: under overload, excess requests cost no parse.
-  if (!Admit()) {
+  metrics_->MessageReceived(method, kUnary);
+  // Admitted before parsing: under overload, excess requests cost no parse,
+  // and parsing counts against the in-flight limits.
+  if (!reactor->Admit(request_bytes->Length())) {
     context->AddTrailingMetadata("grpc-retry-pushback-ms",
                                  std::to_string(options_.retry_pushback_ms));
-    finish(Overloaded());
+    reactor->Answer(Overloaded());
     return reactor;
   }
+  grpc::Status read = Precheck<Request>(*request_bytes);
   auto* call = new ArenaCall<Request, Response>;
-  if (!ParseMessage(*request_bytes, call->request)) {
+  if (read.ok() && !ParseMessage(*request_bytes, call->request)) {
+    read = NotAMessage<Request>("request", request_bytes->Length());
+  }
+  if (read.ok() && Expired(context)) {
+    read = Stopped(context, "while the request was parsed");
+  }
+  if (!read.ok()) {
     delete call;
-    Release();
-    finish(NotAMessage<Request>("request", request_bytes->Length()));
+    reactor->Answer(read);
     return reactor;
   }
   // Computes, encodes the response, frees the call's arena, answers.
-  auto compute = [this, context, call, response_bytes, handler, finish] {
+  auto compute = [this, context, call, response_bytes, handler, reactor] {
     grpc::Status s =
         handler(*call->request, call->response, MakeContext(context));
     if (s.ok()) s = SerializeMessage(*call->response, response_bytes);
     delete call;
-    Release();
-    finish(s);
+    reactor->Answer(s);
   };
   if (!options_.before_compute &&
       ItemCount(*call->request) <= options_.inline_max_items) {
@@ -202,11 +313,16 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPointColumns(
       });
 }
 
-// One message at a time: read, compute on the pool, write, read the next.
-// Responses therefore leave in request order. A rejected message gets a
-// response with `error` and the stream goes on; a message that is not a
-// QueryStreamRequest at all (its sequence unknowable) ends the stream with
-// INVALID_ARGUMENT naming its position.
+// One message at a time: read, compute (inline or on the pool), write, read
+// the next. Responses therefore leave in request order. A rejected message
+// gets a response with `error` and the stream goes on; a message that is not
+// a QueryStreamRequest at all ends the stream with INVALID_ARGUMENT naming
+// its position. Each message's request and response live on an arena of
+// their own, freed once the answer is encoded: a large message does not
+// stay in memory for the rest of the stream.
+//
+// Past max_stream_age the stream is ended at a message boundary (see
+// ServiceOptions); a timer ends an idle one.
 class QueryStreamReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
@@ -214,9 +330,17 @@ class QueryStreamReactor final
                      grpc::CallbackServerContext* context)
       : service_(service), context_(context), start_(absl::Now()) {
     service_->metrics_->CallStarted("QueryStream", kBidi);
-    if (grpc::Status auth = service_->Authenticate(context); !auth.ok()) {
-      End(auth);
+    grpc::Status early = service_->Authenticate(context);
+    if (early.ok()) early = service_->CheckMetadata(context);
+    if (!early.ok()) {
+      End(early);
       return;
+    }
+    const absl::Duration max_age = service_->options_.max_stream_age;
+    if (max_age > absl::ZeroDuration()) {
+      refs_.store(2);  // OnDone's and the age timer's
+      age_timer_.Set(absl::ToChronoTime(start_ + max_age),
+                     [this](bool fired) { OnAged(fired); });
     }
     Read();
   }
@@ -227,10 +351,33 @@ class QueryStreamReactor final
       End(grpc::Status::OK);
       return;
     }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      reading_ = false;
+    }
     ++messages_;
     service_->metrics_->MessageReceived("QueryStream", kBidi);
-    request_.Clear();
-    if (!ParseMessage(request_bytes_, &request_)) {
+    call_ = std::make_unique<Call>();
+    // The sequence is read off the bytes so that even a message shed
+    // before parsing is answered under its own sequence.
+    call_->response->set_sequence(ReadBytes(
+        request_bytes_, [](auto* in) { return PeekStreamSequence(in); }));
+    if (!AdmitMessage()) {
+      request_bytes_.Clear();
+      SetError(service_->Overloaded());
+      Write();
+      return;
+    }
+    if (grpc::Status s = service_->Precheck<v1::QueryStreamRequest>(
+            request_bytes_);
+        !s.ok()) {
+      request_bytes_.Clear();
+      SetError(s);
+      Write();
+      return;
+    }
+    if (!ParseMessage(request_bytes_, call_->request)) {
+      ReleaseMessage();
       service_->metrics_->Rejected("invalid_argument");
       End(NotAMessage<v1::QueryStreamRequest>(
           absl::StrCat("message ", messages_, " of the stream"),
@@ -238,17 +385,9 @@ class QueryStreamReactor final
       return;
     }
     request_bytes_.Clear();
-    response_.Clear();
-    response_.set_sequence(request_.sequence());
-    if (!service_->Admit()) {
-      SetError(service_->Overloaded());
-      Write();
-      return;
-    }
     if (!service_->options_.before_compute &&
         ItemCount() <= service_->options_.inline_max_items) {
       Process();
-      service_->Release();
       Write();
       return;
     }
@@ -257,74 +396,140 @@ class QueryStreamReactor final
         service_->options_.before_compute(context_);
       }
       Process();
-      service_->Release();
       Write();
     });
   }
 
   void OnWriteDone(bool ok) override {
     TakeOver(this);
+    response_bytes_.Clear();
+    ReleaseMessage();  // the answer is with the transport now
     if (!ok) {
       End(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
       return;
     }
     service_->metrics_->MessageSent("QueryStream", kBidi);
-    Read();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!aged_) {
+        reading_ = true;
+        Read();
+        return;
+      }
+    }
+    EndAged();  // between two messages: the last one read has its answer
   }
 
   void OnDone() override {
     TakeOver(this);
+    age_timer_.Cancel();
+    ReleaseMessage();  // a write that never completed
     service_->metrics_->CallHandled(
         "QueryStream", kBidi,
         context_->IsCancelled() ? grpc::StatusCode::CANCELLED : end_code_,
         absl::ToDoubleSeconds(absl::Now() - start_));
     HandOff(service_);  // the server's shutdown waits for OnDone to return
-    delete this;
+    Unref();
   }
 
  private:
+  struct Call : ArenaCall<v1::QueryStreamRequest, v1::QueryStreamResponse> {};
+
+  // The in-flight slot of the message in hand, held from its admission
+  // until its answer is handed to the transport.
+  bool AdmitMessage() {
+    held_bytes_ = request_bytes_.Length();
+    admitted_ = service_->Admit(held_bytes_);
+    return admitted_;
+  }
+  void ReleaseMessage() {
+    if (!admitted_) return;
+    admitted_ = false;
+    service_->Release(held_bytes_);
+  }
+
   // The reactor's three ways on; each hands it to the next callback.
   void Read() {
     HandOff(this);
     StartRead(&request_bytes_);
   }
   void End(const grpc::Status& s) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (ended_) return;
+      ended_ = true;
+    }
     end_code_ = s.error_code();
     HandOff(this);
     Finish(s);
   }
 
-  // Encodes response_ and sends it.
+  // The age timer fired (or was cancelled, `fired` false). An idle stream
+  // (waiting for its next message) ends now; one with a message in hand
+  // ends after answering it (OnWriteDone).
+  void OnAged(bool fired) {
+    bool idle = false;
+    if (fired) {
+      std::lock_guard<std::mutex> lock(mu_);
+      aged_ = true;
+      idle = reading_;
+    }
+    if (idle) EndAged();
+    Unref();
+  }
+
+  void EndAged() {
+    context_->AddTrailingMetadata("collision-stream-end", "max-age");
+    End(grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        absl::StrCat("stream ended at its maximum age (",
+                     absl::FormatDuration(service_->options_.max_stream_age),
+                     ") so that clients move to fresh connections, between "
+                     "two messages: reopen the stream and resend the "
+                     "messages that have no answer")));
+  }
+
+  void Unref() {
+    if (refs_.fetch_sub(1) == 1) delete this;
+  }
+
+  // Encodes the response, frees the message's arena and sends the bytes
+  // (unless the age timer ended the stream meanwhile: then the answer is
+  // dropped, and the client resends the message on its new stream).
   void Write() {
-    const grpc::Status s = SerializeMessage(response_, &response_bytes_);
+    const grpc::Status s = SerializeMessage(*call_->response, &response_bytes_);
+    call_.reset();
     if (!s.ok()) {
       End(s);
       return;
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ended_) return;
     HandOff(this);
     StartWrite(&response_bytes_);
   }
 
   void SetError(const grpc::Status& s) {
-    response_.clear_answer();
-    response_.mutable_error()->set_code(static_cast<int>(s.error_code()));
-    response_.mutable_error()->set_message(s.error_message());
+    v1::QueryStreamResponse* response = call_->response;
+    response->clear_answer();
+    response->mutable_error()->set_code(static_cast<int>(s.error_code()));
+    response->mutable_error()->set_message(s.error_message());
     if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
       service_->metrics_->Rejected("invalid_argument");
     }
   }
 
   std::size_t ItemCount() const {
-    switch (request_.query_case()) {
+    const v1::QueryStreamRequest& request = *call_->request;
+    switch (request.query_case()) {
       case v1::QueryStreamRequest::kIntersect:
-        return static_cast<std::size_t>(request_.intersect().pairs_size());
+        return static_cast<std::size_t>(request.intersect().pairs_size());
       case v1::QueryStreamRequest::kClosestPoint:
-        return static_cast<std::size_t>(
-            request_.closest_point().queries_size());
+        return static_cast<std::size_t>(request.closest_point().queries_size());
       case v1::QueryStreamRequest::kIntersectColumns:
-        return server::ItemCount(request_.intersect_columns());
+        return server::ItemCount(request.intersect_columns());
       case v1::QueryStreamRequest::kClosestPointColumns:
-        return server::ItemCount(request_.closest_point_columns());
+        return server::ItemCount(request.closest_point_columns());
       default:
         return 0;
     }
@@ -332,23 +537,25 @@ class QueryStreamReactor final
 
   void Process() {
     const HandlerContext c = service_->MakeContext(context_);
+    const v1::QueryStreamRequest& request = *call_->request;
+    v1::QueryStreamResponse* response = call_->response;
     grpc::Status s;
-    switch (request_.query_case()) {
+    switch (request.query_case()) {
       case v1::QueryStreamRequest::kIntersect:
-        s = HandleIntersect(request_.intersect(), response_.mutable_intersect(),
+        s = HandleIntersect(request.intersect(), response->mutable_intersect(),
                             c);
         break;
       case v1::QueryStreamRequest::kClosestPoint:
-        s = HandleClosestPoint(request_.closest_point(),
-                               response_.mutable_closest_point(), c);
+        s = HandleClosestPoint(request.closest_point(),
+                               response->mutable_closest_point(), c);
         break;
       case v1::QueryStreamRequest::kIntersectColumns:
-        s = HandleIntersectColumns(request_.intersect_columns(),
-                                   response_.mutable_intersect_columns(), c);
+        s = HandleIntersectColumns(request.intersect_columns(),
+                                   response->mutable_intersect_columns(), c);
         break;
       case v1::QueryStreamRequest::kClosestPointColumns:
-        s = HandleClosestPointColumns(request_.closest_point_columns(),
-                                      response_.mutable_closest_point_columns(),
+        s = HandleClosestPointColumns(request.closest_point_columns(),
+                                      response->mutable_closest_point_columns(),
                                       c);
         break;
       default:
@@ -366,8 +573,16 @@ class QueryStreamReactor final
   uint64_t messages_ = 0;  // read so far
   grpc::ByteBuffer request_bytes_;
   grpc::ByteBuffer response_bytes_;
-  v1::QueryStreamRequest request_;
-  v1::QueryStreamResponse response_;
+  std::unique_ptr<Call> call_;  // the message being handled
+  bool admitted_ = false;       // holds an in-flight slot
+  std::size_t held_bytes_ = 0;
+  // The reactor is deleted when OnDone and the age timer have both run.
+  std::atomic<int> refs_{1};
+  grpc::Alarm age_timer_;
+  std::mutex mu_;  // the age timer runs beside the reactor's callbacks
+  bool reading_ = true;  // waiting for a message (none in hand)
+  bool aged_ = false;
+  bool ended_ = false;
 };
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*

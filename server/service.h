@@ -13,6 +13,7 @@
 #include <string>
 
 #include "collision/v1/collision.grpc.pb.h"
+#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "server/handlers.h"
 #include "server/metrics.h"
@@ -29,6 +30,14 @@ struct ServiceOptions {
   // UNAVAILABLE and a `grpc-retry-pushback-ms` trailer: never an unbounded
   // queue.
   int max_in_flight = 64;
+  // Encoded request bytes admitted at once (parsing turns them into a few
+  // times as much memory). A request that would pass it is shed like one
+  // over max_in_flight, unless nothing else is in flight.
+  int64_t max_in_flight_bytes = int64_t{64} << 20;
+  // Largest request metadata (headers: names, values and HPACK's 32 bytes
+  // per entry) a call may carry; a call over it alone is rejected with
+  // RESOURCE_EXHAUSTED.
+  int max_metadata_bytes = 8 * 1024;
   // The pushback sent with an overload rejection, in milliseconds.
   int retry_pushback_ms = 20;
   // Compute threads; 0 = one per hardware thread.
@@ -40,6 +49,14 @@ struct ServiceOptions {
   // When set, every collision.v1 call must carry one of these bearer tokens
   // (see security.h); the health service stays open.
   std::shared_ptr<const TokenSet> tokens;
+  // A QueryStream older than this is ended by the server at the next
+  // message boundary (or at once when it is idle) with UNAVAILABLE and the
+  // trailer `collision-stream-end: max-age`: every message read so far has
+  // been answered, nothing is cut mid-message, and the client reopens it
+  // (the C++ QuerySession does, resending what had no answer). The server
+  // sets it below the connection's age + grace, so that the transport never
+  // cuts a stream first. Zero: never.
+  absl::Duration max_stream_age = absl::ZeroDuration();
   // Test seam: runs on the worker right before each admitted request is
   // computed (tests block here to hold a slot or let a deadline pass).
   std::function<void(grpc::CallbackServerContext*)> before_compute;
@@ -85,15 +102,32 @@ class CollisionServiceImpl final : public RawCollisionService {
       grpc::CallbackServerContext* context) override;
 
   int in_flight() const { return in_flight_.load(); }
+  // Waits (up to `timeout`) until no request holds an in-flight slot; a
+  // slot is released just after its answer reaches the transport, so a
+  // caller that has its answer may see it held for a moment. For tests.
+  bool WaitUntilIdle(absl::Duration timeout) const;
   const ServiceOptions& options() const { return options_; }
 
  private:
   friend class QueryStreamReactor;
+  friend class UnaryCall;
 
-  // Takes an in-flight slot; false (and nothing taken) when full.
-  bool Admit();
-  void Release();
+  // Takes an in-flight slot for a request of `bytes` encoded bytes; false
+  // (and nothing taken) when full. A slot is held until the answer has been
+  // handed to the transport, so answers nobody reads count too.
+  bool Admit(std::size_t bytes);
+  void Release(std::size_t bytes);
+  // OK, or RESOURCE_EXHAUSTED when the call's metadata is over the limit.
+  grpc::Status CheckMetadata(grpc::CallbackServerContext* context) const;
   grpc::Status Overloaded() const;
+  // CANCELLED or DEADLINE_EXCEEDED for a call that ended or expired before
+  // its answer (counted under that reason).
+  grpc::Status Stopped(grpc::CallbackServerContext* context,
+                       const char* when) const;
+  // Bounds the request's item count on its bytes, before parsing
+  // (wire_precheck.h); INVALID_ARGUMENT (counted) when over the limit.
+  template <typename Request>
+  grpc::Status Precheck(const grpc::ByteBuffer& bytes) const;
   // OK, or UNAUTHENTICATED when tokens are required and the call has none
   // of them.
   grpc::Status Authenticate(grpc::CallbackServerContext* context) const;
@@ -107,6 +141,7 @@ class CollisionServiceImpl final : public RawCollisionService {
   const ServiceOptions options_;
   Metrics* const metrics_;
   std::atomic<int> in_flight_{0};
+  std::atomic<int64_t> in_flight_bytes_{0};
   // Declared last: destroyed first, so queued work finishes while the rest
   // of the service is still alive.
   WorkerPool pool_;

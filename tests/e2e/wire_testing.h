@@ -309,7 +309,7 @@ class Wire : public ::testing::Test {
     ASSERT_EQ(r->results_size(), 2);
     EXPECT_TRUE(r->results(0).hit());
     EXPECT_FALSE(r->results(1).hit());
-    EXPECT_EQ(server_->service().in_flight(), 0);
+    EXPECT_TRUE(server_->service().WaitUntilIdle(absl::Seconds(10)));
   }
 
   // Sends raw bytes as one unary call to `method`; the status it ends with.

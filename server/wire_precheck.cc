@@ -1,0 +1,109 @@
+#include "server/wire_precheck.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace collision::server {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+// The repeated field every request message keeps its items in.
+constexpr uint32_t kItemsField = 1;
+
+bool IsMessageField(uint32_t tag, uint32_t field) {
+  return static_cast<uint32_t>(WireFormatLite::GetTagFieldNumber(tag)) == field &&
+         WireFormatLite::GetTagWireType(tag) ==
+             WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+}
+
+// Adds the occurrences of field 1 at this level (up to the current limit)
+// to `count`; false when the bytes are not a valid encoding.
+bool CountItems(CodedInputStream* in, uint64_t* count) {
+  for (uint32_t tag = in->ReadTag(); tag != 0; tag = in->ReadTag()) {
+    if (IsMessageField(tag, kItemsField)) {
+      uint32_t length = 0;
+      if (!in->ReadVarint32(&length) || !in->Skip(static_cast<int>(length))) {
+        return false;
+      }
+      ++*count;
+    } else if (!WireFormatLite::SkipField(in, tag)) {
+      return false;
+    }
+  }
+  return true;  // the end, or bytes ReadTag could not read: the parse says
+}
+
+absl::Status Over(uint64_t count, RequestMessage message,
+                  const RequestLimits& limits) {
+  switch (message) {
+    case RequestMessage::kIntersect:
+      return CheckBatchSize(count, "pairs", limits);
+    case RequestMessage::kClosestPoint:
+      return CheckBatchSize(count, "queries", limits);
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "groups has ", count, " groups, over this server's limit of ",
+          limits.max_batch, " items (a group holds at least one); split the "
+          "batch"));
+  }
+}
+
+}  // namespace
+
+absl::Status PrecheckRequestSize(google::protobuf::io::ZeroCopyInputStream* bytes,
+                                 RequestMessage message,
+                                 const RequestLimits& limits) {
+  CodedInputStream in(bytes);
+  if (message != RequestMessage::kQueryStream) {
+    uint64_t count = 0;
+    CountItems(&in, &count);
+    return count > limits.max_batch ? Over(count, message, limits)
+                                    : absl::OkStatus();
+  }
+  // QueryStreamRequest: field 1 is the sequence, fields 2-5 the query (one
+  // of the four request messages, in that order). A query field given more
+  // than once is merged (or replaced) by the parse, which builds every copy:
+  // all copies count.
+  uint64_t counts[4] = {0, 0, 0, 0};
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    const auto field =
+        static_cast<uint32_t>(WireFormatLite::GetTagFieldNumber(tag));
+    if (field >= 2 && field <= 5 && IsMessageField(tag, field)) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length) || length > INT32_MAX) break;
+      const CodedInputStream::Limit limit =
+          in.PushLimit(static_cast<int>(length));
+      const bool ok = CountItems(&in, &counts[field - 2]);
+      in.PopLimit(limit);
+      if (!ok) break;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      break;
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (counts[k] > limits.max_batch) {
+      return Over(counts[k], static_cast<RequestMessage>(k), limits);
+    }
+  }
+  return absl::OkStatus();
+}
+
+uint64_t PeekStreamSequence(google::protobuf::io::ZeroCopyInputStream* bytes) {
+  CodedInputStream in(bytes);
+  uint64_t sequence = 0;
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_VARINT)) {
+      if (!in.ReadVarint64(&sequence)) break;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      break;
+    }
+  }
+  return sequence;
+}
+
+}  // namespace collision::server
