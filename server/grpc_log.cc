@@ -38,13 +38,12 @@ char SeverityLetter(gpr_log_severity severity) {
 // notify; nothing that could call back into gRPC.
 void Sink(gpr_log_func_args* args) {
   const char* file = std::strrchr(args->file, '/');
-  std::fprintf(stderr, "%s grpc %c %s:%d] %s\n",
-               absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(),
-                                absl::UTCTimeZone())
-                   .c_str(),
-               SeverityLetter(args->severity),
-               file != nullptr ? file + 1 : args->file, args->line,
-               args->message);
+  std::fprintf(
+      stderr, "%s grpc %c %s:%d] %s\n",
+      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone())
+          .c_str(),
+      SeverityLetter(args->severity), file != nullptr ? file + 1 : args->file,
+      args->line, args->message);
   if (std::strncmp(args->message, "Failed accept4", 14) == 0) {
     Failures& state = State();
     {

@@ -38,6 +38,9 @@ ABSL_FLAG(int64_t, transport_memory_bytes, int64_t{256} << 20,
           "memory gRPC's transport may hold over all connections (read "
           "buffers, messages still arriving, call state); past it idle "
           "connections are closed and streams cancelled; 0 = unbounded");
+ABSL_FLAG(int64_t, memory_limit_bytes, int64_t{768} << 20,
+          "memory guard: past this resident memory the server turns "
+          "NOT_SERVING, drains and exits 1 for a restart; 0 = off");
 ABSL_FLAG(int, max_metadata_bytes, 8 * 1024,
           "largest request metadata of one call (names + values + 32 bytes "
           "per entry); a call over it gets RESOURCE_EXHAUSTED, alone");
@@ -155,10 +158,12 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_min_client_ping_interval);
   options.max_receive_message_bytes =
       absl::GetFlag(FLAGS_max_receive_message_bytes);
-  options.service.max_in_flight_bytes = absl::GetFlag(FLAGS_max_in_flight_bytes);
+  options.service.max_in_flight_bytes =
+      absl::GetFlag(FLAGS_max_in_flight_bytes);
   options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
   options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
   options.service.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
+  options.memory_limit_bytes = absl::GetFlag(FLAGS_memory_limit_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
   options.allow_reuseport = absl::GetFlag(FLAGS_allow_reuseport);
 
@@ -180,6 +185,7 @@ int main(int argc, char** argv) {
       " max_receive_message_bytes=", (*server)->max_receive_message_bytes(),
       " max_in_flight_bytes=", options.service.max_in_flight_bytes,
       " transport_memory_bytes=", options.transport_memory_bytes,
+      " memory_limit_bytes=", options.memory_limit_bytes,
       " max_concurrent_streams=", options.max_concurrent_streams,
       " open_files=", open_files, " reflection=", (*server)->reflection(),
       " tls=",
@@ -203,9 +209,10 @@ int main(int argc, char** argv) {
     (*server)->Drain(grace, absl::GetFlag(FLAGS_shutdown_deadline));
   });
   (*server)->Wait();
-  if ((*server)->listener_failed()) {
+  if ((*server)->failed()) {
     // The stopper thread still waits for a signal: leave without it.
-    Log("stopped: the listener failed; exit status 1 for a restart");
+    Log("stopped: the server failed (see above); exit status 1 for a "
+        "restart");
     std::fflush(stderr);
     std::_Exit(1);
   }

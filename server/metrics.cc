@@ -78,9 +78,9 @@ constexpr std::array<std::string_view, 12> kKnownKinds = {
     "closest_box",
 };
 
-constexpr std::array<std::string_view, 6> kKnownReasons = {
-    "invalid_argument", "overloaded", "deadline",
-    "cancelled",        "no_message", "unauthenticated"};
+constexpr std::array<std::string_view, 7> kKnownReasons = {
+    "invalid_argument", "overloaded",      "deadline",          "cancelled",
+    "no_message",       "unauthenticated", "metadata_too_large"};
 
 // Indexed by the numeric grpc::StatusCode (0..16).
 constexpr int kNumCodes = 17;

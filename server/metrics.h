@@ -38,7 +38,7 @@ class Metrics {
   virtual void PairsProcessed(const std::string& kind, uint64_t count) = 0;
   // A request rejected before compute, by reason: "invalid_argument",
   // "overloaded", "deadline", "cancelled", "no_message" (a unary call that
-  // ended without its request), "unauthenticated".
+  // ended without its request), "unauthenticated", "metadata_too_large".
   virtual void Rejected(const std::string& reason) = 0;
   // Requests being computed right now.
   virtual void SetInFlight(int64_t in_flight) = 0;

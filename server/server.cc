@@ -1,9 +1,10 @@
 #include "server/server.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -12,12 +13,42 @@
 #include "common/tsan_handoff.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/resource_quota.h"
 #include "server/grpc_log.h"
 
 namespace collision::server {
 
 namespace {
+
+// Resident memory of this process (from /proc/self/statm), 0 if unknown.
+int64_t ResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  long pages = 0, resident = 0;
+  const int read = std::fscanf(f, "%ld %ld", &pages, &resident);
+  std::fclose(f);
+  return read == 2 ? int64_t{resident} * sysconf(_SC_PAGESIZE) : 0;
+}
+
+// Linking gRPC's reflection library registers its plugin for every server
+// of the process (a static initializer calls
+// InitProtoReflectionServerBuilderPlugin): this option takes it out of one
+// server's builder.
+class WithoutReflection : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>*
+                         plugins) override {
+    plugins->erase(std::remove_if(plugins->begin(), plugins->end(),
+                                  [](const auto& plugin) {
+                                    return plugin->name() ==
+                                           "proto_server_reflection";
+                                  }),
+                   plugins->end());
+  }
+};
 
 // The transport's own header limit: far above the service's
 // (ServiceOptions::max_metadata_bytes), because gRPC 1.51 answers headers
@@ -60,7 +91,7 @@ CollisionServer::CollisionServer(const ServerOptions& options)
 CollisionServer::~CollisionServer() {
   Shutdown(absl::ZeroDuration());
   Wait();
-  StopWatchingListener();
+  StopWatching();
   // gRPC returns from Wait() only after every call has finished (reactors'
   // OnDone included), so the service and metrics can go; tell TSan so.
   if (service_ != nullptr) TakeOver(service_.get());
@@ -92,7 +123,7 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   // does not describe its schema to callers without one.
   const bool reflection =
       options.enable_reflection && options.token_file.empty();
-  if (reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   std::unique_ptr<CollisionServer> server(new CollisionServer(options));
   server->reflection_ = reflection;
   server->max_receive_message_bytes_ =
@@ -124,10 +155,10 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     // transport cuts it: a stream opened just before its connection's
     // GOAWAY is cut a grace later, so streams live at most the shorter of
     // the age and the grace, less a margin for the message in hand.
-    const absl::Duration lifetime = std::min(options.max_connection_age,
-                                             options.max_connection_age_grace);
-    service_options.max_stream_age = lifetime - std::min(lifetime / 10,
-                                                         absl::Seconds(5));
+    const absl::Duration lifetime =
+        std::min(options.max_connection_age, options.max_connection_age_grace);
+    service_options.max_stream_age =
+        lifetime - std::min(lifetime / 10, absl::Seconds(5));
   }
   server->service_ = std::make_unique<CollisionServiceImpl>(
       service_options, server->metrics_.get());
@@ -172,6 +203,7 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS,
                              options.permit_keepalive_without_calls ? 1 : 0);
+  if (!reflection) builder.SetOption(std::make_unique<WithoutReflection>());
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
@@ -182,33 +214,48 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
       options.address.substr(0, options.address.rfind(':'));
   server->address_ = absl::StrCat(host, ":", server->port_);
   server->SetServing(true);
-  server->listener_watch_ = std::thread([s = server.get()] {
-    s->WatchListener();
-  });
+  server->watch_ = std::thread([s = server.get()] { s->Watch(); });
   return server;
 }
 
-void CollisionServer::WatchListener() {
+void CollisionServer::Watch() {
   const uint64_t seen = ListenerFailures();
   std::string line;
   while (!watch_stop_.load()) {
-    if (!WaitForListenerFailure(seen, absl::Milliseconds(200), &line)) {
-      continue;
+    // 50 ms: at loopback speed (~400 MB/s of incoming data) the guard fires
+    // within ~20 MB of its limit.
+    if (WaitForListenerFailure(seen, absl::Milliseconds(50), &line)) {
+      Fail(absl::StrCat("the listening socket stopped accepting (gRPC: ", line,
+                        ")"),
+           options_.failure_grace, options_.failure_deadline);
+      return;
     }
-    listener_failed_.store(true);
-    std::fprintf(stderr,
-                 "collision_server: the listening socket stopped accepting "
-                 "(gRPC: %s); health NOT_SERVING, draining, then exiting so "
-                 "that the supervisor restarts the server\n",
-                 line.c_str());
-    Drain(options_.listener_failure_grace, options_.listener_failure_deadline);
-    return;
+    const int64_t rss = ResidentBytes();
+    if (options_.memory_limit_bytes > 0 && rss > options_.memory_limit_bytes) {
+      // No grace: every connection is cut at once, so that whatever is
+      // still arriving stops arriving.
+      Fail(absl::StrCat("resident memory ", rss >> 20,
+                        " MiB passed --memory_limit_bytes (",
+                        options_.memory_limit_bytes >> 20, " MiB)"),
+           absl::ZeroDuration(), absl::ZeroDuration());
+      return;
+    }
   }
 }
 
-void CollisionServer::StopWatchingListener() {
+void CollisionServer::Fail(const std::string& why, absl::Duration grace,
+                           absl::Duration deadline) {
+  failed_.store(true);
+  std::fprintf(stderr,
+               "collision_server: %s; health NOT_SERVING, stopping (grace "
+               "%s) so that the supervisor restarts the server\n",
+               why.c_str(), absl::FormatDuration(grace).c_str());
+  Drain(grace, deadline);
+}
+
+void CollisionServer::StopWatching() {
   watch_stop_.store(true);
-  if (listener_watch_.joinable()) listener_watch_.join();
+  if (watch_.joinable()) watch_.join();
 }
 
 void CollisionServer::SetServing(bool serving) {

@@ -64,10 +64,21 @@ struct ServerOptions {
   // Bearer tokens required on every collision.v1 call; empty: none. With
   // tokens, reflection is off whatever enable_reflection says.
   std::string token_file;
-  // When the listening socket fails (see listener_failed()): time between
-  // health NOT_SERVING and shutdown, and the time in-flight calls then get.
-  absl::Duration listener_failure_grace = absl::Seconds(2);
-  absl::Duration listener_failure_deadline = absl::Seconds(10);
+  // The memory guard: when the process's resident memory passes this, the
+  // server turns NOT_SERVING, drains and stops (see failed()), so that its
+  // supervisor restarts it before the kernel's OOM killer would. gRPC 1.51
+  // buffers a message up to its announced length (up to 4 GiB) before any
+  // size check, and its ResourceQuota reclaims too slowly to bound that
+  // (docs/operations.md has the measurements): this is the bound that holds
+  // whatever arrives. 0: off (the default here, as the process may hold
+  // more than the server, e.g. a test; collision_server's flag defaults to
+  // 768 MiB).
+  int64_t memory_limit_bytes = 0;
+  // When the listener fails (see failed()): time between health NOT_SERVING
+  // and shutdown, and the time in-flight calls then get. (Past the memory
+  // limit there is no grace: every connection is cut at once.)
+  absl::Duration failure_grace = absl::Seconds(2);
+  absl::Duration failure_deadline = absl::Seconds(10);
 };
 
 // The largest request the server takes on the wire when its receive limit
@@ -103,19 +114,23 @@ class CollisionServer {
   void Drain(absl::Duration grace, absl::Duration deadline);
   // Blocks until the server has shut down.
   void Wait();
-  // Whether the server stopped because its listening socket failed (gRPC
-  // 1.51 stops accepting for good after accept4 fails, e.g. with EMFILE):
-  // it then turned health NOT_SERVING and drained, and the process should
-  // exit non-zero so that its supervisor restarts it.
-  bool listener_failed() const { return listener_failed_.load(); }
+  // Whether the server stopped on its own because it cannot go on: its
+  // listening socket failed (gRPC 1.51 stops accepting for good after
+  // accept4 fails, e.g. with EMFILE), or its memory passed
+  // memory_limit_bytes. It then turned health NOT_SERVING and drained; the
+  // process should exit non-zero so that its supervisor restarts it.
+  bool failed() const { return failed_.load(); }
   // The receive limit in force (see max_receive_message_bytes).
   int max_receive_message_bytes() const { return max_receive_message_bytes_; }
 
  private:
   CollisionServer(const ServerOptions& options);
-  // Waits for gRPC's report of a failed listener (see listener_failed()).
-  void WatchListener();
-  void StopWatchingListener();
+  // Watches for a failed listener and for the memory limit (see failed()).
+  void Watch();
+  void StopWatching();
+  // Logs why, turns NOT_SERVING, drains: the server stops.
+  void Fail(const std::string& why, absl::Duration grace,
+            absl::Duration deadline);
 
   ServerOptions options_;
   std::unique_ptr<Metrics> metrics_;
@@ -126,9 +141,9 @@ class CollisionServer {
   std::string address_;
   int max_receive_message_bytes_ = 0;
   bool reflection_ = false;
-  std::atomic<bool> listener_failed_{false};
+  std::atomic<bool> failed_{false};
   std::atomic<bool> watch_stop_{false};
-  std::thread listener_watch_;
+  std::thread watch_;
 };
 
 }  // namespace collision::server

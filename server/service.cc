@@ -114,9 +114,7 @@ grpc::Status CollisionServiceImpl::Precheck(
   const absl::Status s = ReadBytes(bytes, [this](auto* in) {
     return PrecheckRequestSize(in, kRequestMessage<Request>, options_.limits);
   });
-  if (s.ok()) return grpc::Status::OK;
-  metrics_->Rejected("invalid_argument");
-  return ToGrpc(s);
+  return ToGrpc(s);  // counted by whoever answers it
 }
 
 grpc::Status CollisionServiceImpl::Authenticate(
@@ -169,8 +167,12 @@ HandlerContext CollisionServiceImpl::MakeContext(
 // limits.
 class UnaryCall final : public grpc::ServerUnaryReactor {
  public:
-  UnaryCall(CollisionServiceImpl* service, const char* method)
-      : service_(service), method_(method), start_(absl::Now()) {
+  UnaryCall(CollisionServiceImpl* service, grpc::CallbackServerContext* context,
+            const char* method)
+      : service_(service),
+        context_(context),
+        method_(method),
+        start_(absl::Now()) {
     service_->metrics_->CallStarted(method_, kUnary);
   }
 
@@ -181,30 +183,56 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
     return admitted_;
   }
 
-  void Answer(const grpc::Status& s) {
+  // `counted`: the rejection was already counted under its own reason.
+  void Answer(const grpc::Status& s, bool counted = false) {
     code_ = s.error_code();
     if (s.ok()) service_->metrics_->MessageSent(method_, kUnary);
-    if (code_ == grpc::StatusCode::INVALID_ARGUMENT) {
+    if (code_ == grpc::StatusCode::INVALID_ARGUMENT && !counted) {
       service_->metrics_->Rejected("invalid_argument");
     }
     HandOff(this);
     Finish(s);
   }
 
+  // The call ended without a request message. A client that cancels (or
+  // whose deadline passes) during the upload looks the same at first: which
+  // it was is known in OnDone, where it is counted.
+  void AnswerNoMessage() {
+    no_message_ = true;
+    code_ = grpc::StatusCode::INVALID_ARGUMENT;
+    HandOff(this);
+    Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "the call ended without a request message (a unary "
+                        "call carries exactly one)"));
+  }
+
   void OnDone() override {
     TakeOver(this);
     if (admitted_) service_->Release(bytes_);
-    service_->metrics_->CallHandled(method_, kUnary, code_,
-                                    absl::ToDoubleSeconds(absl::Now() - start_));
+    if (context_->IsCancelled()) {
+      // Whatever the answer was, the caller never got it.
+      if (no_message_) {
+        code_ = service_->Stopped(context_, "").error_code();
+      } else {
+        code_ = PastDeadline(context_) ? grpc::StatusCode::DEADLINE_EXCEEDED
+                                       : grpc::StatusCode::CANCELLED;
+      }
+    } else if (no_message_) {
+      service_->metrics_->Rejected("no_message");
+    }
+    service_->metrics_->CallHandled(
+        method_, kUnary, code_, absl::ToDoubleSeconds(absl::Now() - start_));
     HandOff(service_);  // the server's shutdown waits for OnDone to return
     delete this;
   }
 
  private:
   CollisionServiceImpl* const service_;
+  grpc::CallbackServerContext* const context_;
   const char* const method_;
   const absl::Time start_;
   grpc::StatusCode code_ = grpc::StatusCode::OK;
+  bool no_message_ = false;
   bool admitted_ = false;
   std::size_t bytes_ = 0;
 };
@@ -213,7 +241,7 @@ template <typename Request, typename Response, typename Handler>
 grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
     grpc::ByteBuffer* response_bytes, const char* method, Handler handler) {
-  auto* reactor = new UnaryCall(this, method);
+  auto* reactor = new UnaryCall(this, context, method);
   grpc::Status early = Authenticate(context);
   if (early.ok()) early = CheckMetadata(context);
   // gRPC runs the handler also when the call ended before its message
@@ -222,13 +250,11 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
   if (early.ok() && Expired(context)) {
     early = Stopped(context, "before the request was read");
   } else if (early.ok() && !request_bytes->Valid()) {
-    metrics_->Rejected("no_message");
-    early = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                         "the call ended without a request message (a unary "
-                         "call carries exactly one)");
+    reactor->AnswerNoMessage();
+    return reactor;
   }
   if (!early.ok()) {
-    reactor->Answer(early);
+    reactor->Answer(early, /*counted=*/true);
     return reactor;
   }
   metrics_->MessageReceived(method, kUnary);
@@ -368,8 +394,8 @@ class QueryStreamReactor final
       Write();
       return;
     }
-    if (grpc::Status s = service_->Precheck<v1::QueryStreamRequest>(
-            request_bytes_);
+    if (grpc::Status s =
+            service_->Precheck<v1::QueryStreamRequest>(request_bytes_);
         !s.ok()) {
       request_bytes_.Clear();
       SetError(s);
@@ -579,7 +605,7 @@ class QueryStreamReactor final
   // The reactor is deleted when OnDone and the age timer have both run.
   std::atomic<int> refs_{1};
   grpc::Alarm age_timer_;
-  std::mutex mu_;  // the age timer runs beside the reactor's callbacks
+  std::mutex mu_;        // the age timer runs beside the reactor's callbacks
   bool reading_ = true;  // waiting for a message (none in hand)
   bool aged_ = false;
   bool ended_ = false;

@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "collision/v1/collision.grpc.pb.h"
 #include "absl/time/time.h"
+#include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "server/handlers.h"
 #include "server/metrics.h"

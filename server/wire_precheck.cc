@@ -9,14 +9,15 @@
 namespace collision::server {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // The repeated field every request message keeps its items in.
 constexpr uint32_t kItemsField = 1;
 
 bool IsMessageField(uint32_t tag, uint32_t field) {
-  return static_cast<uint32_t>(WireFormatLite::GetTagFieldNumber(tag)) == field &&
+  return static_cast<uint32_t>(WireFormatLite::GetTagFieldNumber(tag)) ==
+             field &&
          WireFormatLite::GetTagWireType(tag) ==
              WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
 }
@@ -48,16 +49,17 @@ absl::Status Over(uint64_t count, RequestMessage message,
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "groups has ", count, " groups, over this server's limit of ",
-          limits.max_batch, " items (a group holds at least one); split the "
+          limits.max_batch,
+          " items (a group holds at least one); split the "
           "batch"));
   }
 }
 
 }  // namespace
 
-absl::Status PrecheckRequestSize(google::protobuf::io::ZeroCopyInputStream* bytes,
-                                 RequestMessage message,
-                                 const RequestLimits& limits) {
+absl::Status PrecheckRequestSize(
+    google::protobuf::io::ZeroCopyInputStream* bytes, RequestMessage message,
+    const RequestLimits& limits) {
   CodedInputStream in(bytes);
   if (message != RequestMessage::kQueryStream) {
     uint64_t count = 0;

@@ -53,9 +53,9 @@ inline constexpr RequestMessage
 // least one pair, so more groups than that cannot be a valid batch), with
 // the text CheckBatchSize gives. OK otherwise, also for bytes that are not a
 // valid encoding: the parse that follows reports those.
-absl::Status PrecheckRequestSize(google::protobuf::io::ZeroCopyInputStream* bytes,
-                                 RequestMessage message,
-                                 const RequestLimits& limits);
+absl::Status PrecheckRequestSize(
+    google::protobuf::io::ZeroCopyInputStream* bytes, RequestMessage message,
+    const RequestLimits& limits);
 
 // The `sequence` of an encoded QueryStreamRequest as the parse would read it
 // (its last occurrence), without parsing the query; 0 when absent or when the

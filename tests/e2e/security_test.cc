@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "collision/client/client.h"
 #include "gmock/gmock.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
 
@@ -115,6 +116,78 @@ TEST_F(Security, BearerTokensAreRequiredButHealthStaysOpen) {
   auto r = (*client)->Intersect(
       c::IntersectBatch().Add(c::Point(0, 0), c::Point(0, 0)));
   EXPECT_EQ(r.status().message(), "invalid bearer token");
+}
+
+// RFC 7235 2.1: the auth scheme is case-insensitive.
+TEST(SecurityTokens, TheBearerSchemeIsCaseInsensitiveTheTokenIsNot) {
+  const server::TokenSet tokens({"Secret-1"});
+  EXPECT_TRUE(tokens.Accepts("Bearer Secret-1"));
+  EXPECT_TRUE(tokens.Accepts("bearer Secret-1"));
+  EXPECT_TRUE(tokens.Accepts("BEARER Secret-1"));
+  EXPECT_FALSE(tokens.Accepts("bearer secret-1"));
+  EXPECT_FALSE(tokens.Accepts("Basic Secret-1"));
+  EXPECT_FALSE(tokens.Accepts("BearerSecret-1"));
+}
+
+// Reflection is gRPC's own service and cannot check a token: a server that
+// requires tokens does not serve it (a caller without a token learns
+// nothing of the schema); one that does not require them does.
+TEST_F(Security, ReflectionIsOffWhenTokensAreRequired) {
+  const std::string tokens = File("tokens-reflection");
+  std::ofstream(tokens) << "reflection-token\n";
+  for (const bool with_tokens : {true, false}) {
+    auto s = Start(/*mutual=*/false, with_tokens ? tokens : "");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->reflection(), !with_tokens);
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("localhost");
+    std::ifstream ca_in(File("ca.pem"));
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = std::string(std::istreambuf_iterator<char>(ca_in), {});
+    auto channel = grpc::CreateCustomChannel(s->address(),
+                                             grpc::SslCredentials(ssl), args);
+    // ServerReflectionInfo with a list_services request (field 7, "").
+    grpc::GenericStub stub(channel);
+    grpc::CompletionQueue cq;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(5));
+    auto call = stub.PrepareCall(
+        &ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        &cq);
+    void* tag = nullptr;
+    bool ok = false;
+    call->StartCall(reinterpret_cast<void*>(1));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    grpc::Slice slice(std::string("\x3a\x00", 2));
+    grpc::ByteBuffer request(&slice, 1);
+    call->WriteLast(request, grpc::WriteOptions(), reinterpret_cast<void*>(2));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    grpc::ByteBuffer response;
+    call->Read(&response, reinterpret_cast<void*>(3));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    const bool answered = ok;
+    grpc::Status status;
+    call->Finish(&status, reinterpret_cast<void*>(4));
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    cq.Shutdown();
+    while (cq.Next(&tag, &ok)) {
+    }
+    if (with_tokens) {
+      EXPECT_FALSE(answered);
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    } else {
+      EXPECT_TRUE(answered);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+      std::vector<grpc::Slice> slices;
+      ASSERT_TRUE(response.Dump(&slices).ok());
+      std::string bytes;
+      for (const auto& sl : slices) {
+        bytes.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
+      }
+      EXPECT_NE(bytes.find("collision.v1.CollisionService"), std::string::npos);
+    }
+  }
 }
 
 TEST_F(Security, StreamsNeedTheTokenToo) {

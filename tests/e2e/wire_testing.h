@@ -5,12 +5,14 @@
 #define COLLISION_TESTS_E2E_WIRE_TESTING_H_
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -192,12 +194,88 @@ class RawConnection {
     fd_ = -1;
   }
 
+  void SetNonBlocking() {
+    fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  }
+
+  // On a non-blocking connection: sends all of `bytes` before `until`,
+  // reading (and dropping) what the server sends meanwhile so that neither
+  // side blocks. False when the server closed the connection or time ran
+  // out first.
+  bool SendBefore(absl::string_view bytes, absl::Time until) {
+    while (!bytes.empty()) {
+      const ssize_t n = send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n > 0) {
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
+      const absl::Duration left = until - absl::Now();
+      if (left <= absl::ZeroDuration()) return false;
+      pollfd pfd{fd_, POLLOUT | POLLIN, 0};
+      poll(&pfd, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+      if ((pfd.revents & POLLIN) != 0 && !Discard()) return false;
+      if ((pfd.revents & (POLLERR | POLLHUP)) != 0) return false;
+    }
+    return true;
+  }
+
+  // Waits up to `time` for bytes from the server and appends them to `out`;
+  // false when the server closed the connection.
+  bool ReceiveSome(std::string* out, absl::Duration time) {
+    pollfd pfd{fd_, POLLIN, 0};
+    if (poll(&pfd, 1, static_cast<int>(absl::ToInt64Milliseconds(time)) + 1) <=
+        0) {
+      return true;
+    }
+    char chunk[65536];
+    const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
+    if (n > 0) out->append(chunk, static_cast<std::size_t>(n));
+    return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+  }
+
+  // Reads and drops what the server sends for `time` (or until it closes).
+  void DrainFor(absl::Duration time) {
+    const absl::Time until = absl::Now() + time;
+    for (absl::Duration left = time; left > absl::ZeroDuration();
+         left = until - absl::Now()) {
+      pollfd pfd{fd_, POLLIN, 0};
+      if (poll(&pfd, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1) >
+              0 &&
+          !Discard()) {
+        return;
+      }
+    }
+  }
+
+  // Reads frames for `time`, acknowledging the server's SETTINGS.
+  void AckSettingsFor(absl::Duration time) {
+    ReadFrames(absl::Now() + time, /*until_closed=*/true);
+  }
+
+  // Reads frames (acknowledging SETTINGS) until the server closes the
+  // connection or sends GOAWAY, or `limit` passes.
+  Ending ReadUntilClosed(absl::Duration limit = kEndWithin) {
+    return ReadFrames(absl::Now() + limit, /*until_closed=*/true);
+  }
+
   // Reads frames until the server closes the connection, sends GOAWAY, or
   // ends stream 1, or `limit` passes. Answers the server's SETTINGS with an
   // ACK, as a client must.
   Ending ReadUntilEnd(absl::Duration limit = kEndWithin) {
+    return ReadFrames(absl::Now() + limit, /*until_closed=*/false);
+  }
+
+ private:
+  // False when the server closed the connection.
+  bool Discard() {
+    char chunk[65536];
+    const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
+    return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+  }
+
+  Ending ReadFrames(absl::Time until, bool until_closed) {
     Ending e;
-    const absl::Time until = absl::Now() + limit;
     std::string buffer;
     bool preface_checked = false;
     while (true) {
@@ -230,7 +308,7 @@ class RawConnection {
       }
       buffer.erase(0, at);
       (void)preface_checked;
-      if (e.ended()) return e;
+      if (until_closed ? (e.closed || e.goaway) : e.ended()) return e;
       const absl::Duration left = until - absl::Now();
       if (left <= absl::ZeroDuration()) {
         e.timed_out = true;
@@ -242,6 +320,7 @@ class RawConnection {
       if (ready <= 0) continue;
       char chunk[16384];
       const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
       if (n <= 0) {
         e.closed = true;
         return e;
@@ -250,7 +329,6 @@ class RawConnection {
     }
   }
 
- private:
   int fd_ = -1;
   bool connected_ = false;
 };

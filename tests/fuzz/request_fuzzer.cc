@@ -8,13 +8,18 @@
 // - a rejected request gets INVALID_ARGUMENT with a non-empty message and an
 //   empty response;
 // - an accepted request gets exactly one answer per item, with finite
-//   numbers (validation bounds every magnitude, so nothing overflows).
+//   numbers (validation bounds every magnitude, so nothing overflows);
+// - the wire precheck (item counts on the bytes) agrees with the parse, and
+//   a QueryStream message's sequence read off its bytes is the parsed one
+//   (first byte % 8 of 4..7; 0..3 pick the four handlers).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/handlers.h"
+#include "server/wire_precheck.h"
 
 namespace {
 
@@ -108,10 +113,96 @@ void ClosestPointColumns(const uint8_t* data, size_t size) {
   }
 }
 
+// The wire precheck (item counts on the bytes, before parsing) agrees with
+// the parse: whenever the bytes parse, the precheck rejects exactly the
+// messages holding more items than the limit. A small limit makes both
+// sides of it reachable.
+template <typename Request>
+void Precheck(const uint8_t* data, size_t size,
+              std::size_t items_of(const Request&)) {
+  collision::server::RequestLimits limits;
+  limits.max_batch = 8;
+  google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
+  const absl::Status s = collision::server::PrecheckRequestSize(
+      &in, collision::server::kRequestMessage<Request>, limits);
+  Request request;
+  if (!request.ParseFromArray(data, static_cast<int>(size))) return;
+  Check(s.ok() == (items_of(request) <= limits.max_batch));
+  if (!s.ok()) Check(s.code() == absl::StatusCode::kInvalidArgument);
+}
+
+std::size_t Pairs(const v1::IntersectRequest& r) {
+  return static_cast<std::size_t>(r.pairs_size());
+}
+std::size_t Queries(const v1::ClosestPointRequest& r) {
+  return static_cast<std::size_t>(r.queries_size());
+}
+template <typename Columns>
+std::size_t Groups(const Columns& r) {
+  return static_cast<std::size_t>(r.groups_size());
+}
+
+// A QueryStream message: the sequence read off the bytes is the parsed one,
+// the precheck bounds the query's items, and the query is answered as its
+// unary twin would answer it.
+void StreamMessage(const uint8_t* data, size_t size) {
+  google::protobuf::io::ArrayInputStream peek(data, static_cast<int>(size));
+  const uint64_t sequence = collision::server::PeekStreamSequence(&peek);
+  collision::server::RequestLimits limits;
+  limits.max_batch = 8;
+  google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
+  const absl::Status pre = collision::server::PrecheckRequestSize(
+      &in, collision::server::RequestMessage::kQueryStream, limits);
+  v1::QueryStreamRequest request;
+  if (!request.ParseFromArray(data, static_cast<int>(size))) return;
+  Check(sequence == request.sequence());
+  std::size_t items = 0;
+  switch (request.query_case()) {
+    case v1::QueryStreamRequest::kIntersect:
+      items = Pairs(request.intersect());
+      break;
+    case v1::QueryStreamRequest::kClosestPoint:
+      items = Queries(request.closest_point());
+      break;
+    case v1::QueryStreamRequest::kIntersectColumns:
+      items = Groups(request.intersect_columns());
+      break;
+    case v1::QueryStreamRequest::kClosestPointColumns:
+      items = Groups(request.closest_point_columns());
+      break;
+    default:
+      break;
+  }
+  // The precheck counts every copy of a repeated query field (the parse
+  // keeps only the last), so it may reject more, never less.
+  if (items > limits.max_batch) Check(!pre.ok());
+  const std::string query =
+      request.has_intersect() ? request.intersect().SerializeAsString() : "";
+  if (request.has_intersect()) {
+    Intersect(reinterpret_cast<const uint8_t*>(query.data()), query.size());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  switch (data[0] % 8) {
+    case 4:
+      Precheck<v1::IntersectRequest>(data + 1, size - 1, Pairs);
+      Precheck<v1::ClosestPointRequest>(data + 1, size - 1, Queries);
+      return 0;
+    case 5:
+      Precheck<v1::IntersectColumnsRequest>(data + 1, size - 1, Groups);
+      Precheck<v1::ClosestPointColumnsRequest>(data + 1, size - 1, Groups);
+      return 0;
+    case 6:
+    case 7:
+      StreamMessage(data + 1, size - 1);
+      return 0;
+    default:
+      break;
+  }
   switch (data[0] % 4) {
     case 0:
       Intersect(data + 1, size - 1);

@@ -30,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "server/server.h"
 #include "tests/util/http_get.h"
+#include "tests/util/server_process.h"
 
 namespace collision {
 namespace {
@@ -43,116 +44,21 @@ constexpr int64_t kCallsPerPhase = 1500;
 constexpr absl::Duration kDrainGrace = absl::Milliseconds(300);
 constexpr absl::Duration kShutdownDeadline = absl::Seconds(5);
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// One collision_server child process on 127.0.0.1:0 with metrics on
-// 127.0.0.1:0; ports from --port_file and the start log line.
-class ServerProcess {
+// One collision_server child process with metrics on 127.0.0.1:0.
+class ServerProcess : public testing::ServerProcess {
  public:
   ServerProcess(const std::string& dir, int index)
-      : port_file_(absl::StrCat(dir, "/port", index)),
-        log_file_(absl::StrCat(dir, "/server", index, ".log")) {}
-  ~ServerProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-
+      : testing::ServerProcess(COLLISION_SERVER_PATH, dir,
+                               absl::StrCat("server", index)) {}
   void Start() {
-    std::vector<std::string> args = {
-        COLLISION_SERVER_PATH,
-        "--address=127.0.0.1:0",
-        absl::StrCat("--port_file=", port_file_),
-        "--metrics_address=127.0.0.1:0",
-        absl::StrCat("--drain_grace=", absl::FormatDuration(kDrainGrace)),
-        absl::StrCat("--shutdown_deadline=",
-                     absl::FormatDuration(kShutdownDeadline)),
-        "--worker_threads=1"};
-    // Everything the child needs is prepared before fork(): between fork and
-    // exec a child of a threaded process may only make async-signal-safe
-    // calls (no malloc).
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int log_fd =
-        open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    ASSERT_GE(log_fd, 0);
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(log_fd, STDERR_FILENO);  // dup2 clears O_CLOEXEC on the copy
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(log_fd);
-    ASSERT_GT(pid_, 0);
+    testing::ServerProcess::Start(
+        {"--metrics_address=127.0.0.1:0",
+         absl::StrCat("--drain_grace=", absl::FormatDuration(kDrainGrace)),
+         absl::StrCat("--shutdown_deadline=",
+                      absl::FormatDuration(kShutdownDeadline)),
+         "--worker_threads=1"});
   }
-
-  // Polls (bounded) for the port file the server writes once it is bound and
-  // serving, then reads the metrics port from its start log line.
-  void WaitForPorts() {
-    const absl::Time deadline = absl::Now() + absl::Seconds(15);
-    while (ReadFile(port_file_).empty()) {
-      int status = 0;
-      ASSERT_EQ(waitpid(pid_, &status, WNOHANG), 0)
-          << "server exited early: " << ReadFile(log_file_);
-      ASSERT_LT(absl::Now(), deadline) << "no port file";
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    port_ = std::atoi(ReadFile(port_file_).c_str());
-    const std::string log = ReadFile(log_file_);
-    const std::size_t at = log.find("metrics=127.0.0.1:");
-    ASSERT_NE(at, std::string::npos) << log;
-    metrics_port_ = std::atoi(log.c_str() + at + 18);
-    ASSERT_GT(port_, 0);
-    ASSERT_GT(metrics_port_, 0);
-  }
-
-  // Calls this server has answered OK so far, from its /metrics.
-  int64_t HandledOk() const {
-    auto body = testing::HttpGet(metrics_port_, "/metrics");
-    EXPECT_TRUE(body.ok()) << body.status();
-    if (!body.ok()) return -1;
-    double sum = 0;
-    for (const auto& [name, value] : testing::ParseSamples(*body)) {
-      if (absl::StartsWith(name, "grpc_server_handled_total{") &&
-          absl::StrContains(name, "grpc_code=\"OK\"")) {
-        sum += value;
-      }
-    }
-    return static_cast<int64_t>(sum);
-  }
-
-  void Signal(int signal) const { kill(pid_, signal); }
-
-  // Waits (bounded) for the process to exit; its exit code, or -1.
-  int WaitExit(absl::Duration timeout) {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (absl::Now() < deadline) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      absl::SleepFor(absl::Milliseconds(10));
-    }
-    return -1;
-  }
-
-  int port() const { return port_; }
-  std::string log() const { return ReadFile(log_file_); }
-
- private:
-  std::string port_file_;
-  std::string log_file_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-  int metrics_port_ = 0;
+  void WaitForPorts() { testing::ServerProcess::WaitForPorts(true); }
 };
 
 // Four threads of blocking Intersect calls until stopped; counts outcomes.

@@ -321,6 +321,31 @@ TEST(ColumnsValidate, OrientationKindAndDimensionRules) {
               HasSubstr("groups[0].queries2 must be empty for 3D targets"));
 }
 
+// A rotated-rect group of zero pairs that gives both orientations once
+// skipped every check, so NaN, inf, 3e9 and mismatched lengths passed beside
+// a valid group.
+TEST(ColumnsValidate, AnEmptyRotatedGroupGivingBothOrientationsIsRejected) {
+  Gen g(46);
+  Both b = MakeIntersect(2, 4, g, v1::BOUNDARY_RULE_INCLUSIVE);
+  auto* empty = b.columns.add_groups()->mutable_circle_rotated_rect();
+  auto* rr = empty->mutable_b();
+  rr->add_angle(std::numeric_limits<float>::quiet_NaN());
+  rr->add_cos(std::numeric_limits<float>::infinity());
+  rr->add_sin(3e9f);
+  rr->add_sin(0);
+  EXPECT_THAT(Reject(b.columns), HasSubstr("groups[1].circle_rotated_rect.b "
+                                           "must give the orientation either "
+                                           "as angle or as cos and sin, not "
+                                           "both"));
+  // Neither form is fine for a group with no pairs.
+  rr->clear_angle(), rr->clear_cos(), rr->clear_sin();
+  v1::IntersectColumnsResponse ok;
+  EXPECT_TRUE(HandleIntersectColumns(b.columns, &ok, {}).ok());
+  // One form in an empty group: its values are checked (lengths first).
+  rr->add_angle(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_THAT(Reject(b.columns), HasSubstr("b.angle has 1 values, expected 0"));
+}
+
 TEST(ColumnsValidate, TotalPairsCountAgainstTheBatchLimit) {
   Gen g(45);
   Both b = MakeIntersect(0, 6, g, v1::BOUNDARY_RULE_INCLUSIVE);
