@@ -37,6 +37,16 @@ def duration_seconds(text):
     return sum(float(n) * units[u] for n, u in parts)
 
 
+def bytes_of(quantity):
+    """A Kubernetes memory quantity (1Gi, 512Mi, 1e9) in bytes."""
+    units = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "K": 1000,
+             "M": 1000 ** 2, "G": 1000 ** 3}
+    m = re.fullmatch(r"([0-9.e+]+)([KMG]i?)?", str(quantity))
+    if not check(m, "memory quantity %r not understood" % quantity):
+        return 0
+    return int(float(m.group(1)) * units.get(m.group(2) or "", 1))
+
+
 def flags_of(args):
     out = {}
     for a in args:
@@ -166,6 +176,14 @@ def main():
               (kill_after, grace + deadline))
     res = container.get("resources", {})
     check("requests" in res and "limits" in res, "no resource requests/limits")
+    # The memory guard must fire below the container's memory limit, with
+    # room for what the guard's 50 ms check lets in, or the OOM killer ends
+    # the pod mid-call instead of a clean exit.
+    limit = bytes_of(res.get("limits", {}).get("memory", "0"))
+    guard = int(value("memory_limit_bytes"))
+    check(guard > 0 and limit >= guard * 1.25,
+          "memory limit %s is not >= 1.25 x --memory_limit_bytes %s" %
+          (limit, guard))
     check(container.get("securityContext", {}).get("readOnlyRootFilesystem"),
           "readOnlyRootFilesystem is not set")
     workers = int(value("worker_threads"))
