@@ -65,7 +65,12 @@ class Hardening : public ::testing::Test {
     }
     server_ =
         std::make_unique<ServerProcess>(COLLISION_SERVER_PATH, dir_, "server");
-    ASSERT_NO_FATAL_FAILURE(server_->Start(flags, open_files));
+    std::vector<std::string> all = flags;
+    if (kBound != kMiB && !HasFlag(flags, "--memory_limit_bytes")) {
+      // The memory guard's default, scaled like the bounds.
+      all.push_back(absl::StrCat("--memory_limit_bytes=", 768 * kBound));
+    }
+    ASSERT_NO_FATAL_FAILURE(server_->Start(all, open_files));
     ASSERT_NO_FATAL_FAILURE(
         server_->WaitForPorts(HasFlag(flags, "--metrics_address")));
     stub_ = v1::CollisionService::NewStub(grpc::CreateChannel(
@@ -698,18 +703,7 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
     }
   }
   // Health, on a connection of its own, answers while the burst is on.
-  {
-    c::ClientOptions o;
-    o.own_connection = true;
-    o.retry.enabled = false;
-    o.timeout = absl::Seconds(10);
-    auto probe = c::Client::Create(server_->target(), o);
-    ASSERT_TRUE(probe.ok()) << probe.status();
-    absl::StatusOr<bool> serving =
-        (*probe)->IsServing(server::kHealthServiceName);
-    ASSERT_TRUE(serving.ok()) << serving.status();
-    EXPECT_TRUE(*serving);
-  }
+  ExpectHealthServing(server_->target());
   {
     absl::MutexLock lock(&mu);
     ASSERT_TRUE(

@@ -351,6 +351,24 @@ inline std::string Flatten(const grpc::ByteBuffer& buffer) {
 
 // --- The server under test --------------------------------------------------
 
+// A client of `target` on a connection of its own, after checking that its
+// health service says SERVING.
+inline std::unique_ptr<c::Client> ExpectHealthServing(
+    const std::string& target) {
+  c::ClientOptions o;
+  o.own_connection = true;
+  o.retry.enabled = false;
+  o.timeout = absl::Seconds(10);
+  auto client = c::Client::Create(target, o);
+  EXPECT_TRUE(client.ok()) << client.status();
+  if (!client.ok()) return nullptr;
+  absl::StatusOr<bool> serving =
+      (*client)->IsServing(server::kHealthServiceName);
+  EXPECT_TRUE(serving.ok()) << serving.status();
+  EXPECT_TRUE(serving.ok() && *serving);
+  return *std::move(client);
+}
+
 class Wire : public ::testing::Test {
  public:
   void SetUp() override {
@@ -369,17 +387,9 @@ class Wire : public ::testing::Test {
   // The server still reports SERVING and answers a real query correctly,
   // on a fresh connection.
   void ExpectStillServing() {
-    c::ClientOptions o;
-    o.own_connection = true;
-    o.retry.enabled = false;
-    o.timeout = absl::Seconds(10);
-    auto client = c::Client::Create(server_->address(), o);
-    ASSERT_TRUE(client.ok()) << client.status();
-    absl::StatusOr<bool> serving =
-        (*client)->IsServing(server::kHealthServiceName);
-    ASSERT_TRUE(serving.ok()) << serving.status();
-    EXPECT_TRUE(*serving);
-    auto r = (*client)->Intersect(
+    std::unique_ptr<c::Client> client = ExpectHealthServing(server_->address());
+    ASSERT_NE(client, nullptr);
+    auto r = client->Intersect(
         c::IntersectBatch()
             .Add(c::Circle(0, 0, 1), c::Circle(2, 0, 1))       // touching
             .Add(c::Circle(0, 0, 1), c::Circle(2.5f, 0, 1)));  // apart
