@@ -28,6 +28,10 @@ ABSL_FLAG(int64_t, max_batch, 100000,
 ABSL_FLAG(int, max_receive_message_bytes, 0,
           "largest request accepted on the wire, in bytes; 0 = what "
           "--max_batch items need (logged at start)");
+ABSL_FLAG(int, max_in_flight_per_connection, 0,
+          "once more than half of --max_in_flight is taken, the slots one "
+          "connection may hold (answers it has not read count); 0 = "
+          "--max_in_flight / 4");
 ABSL_FLAG(int64_t, max_in_flight_bytes, int64_t{64} << 20,
           "encoded request bytes admitted at once; beyond it: UNAVAILABLE "
           "as for --max_in_flight (a lone request always fits)");
@@ -160,6 +164,8 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_max_receive_message_bytes);
   options.service.max_in_flight_bytes =
       absl::GetFlag(FLAGS_max_in_flight_bytes);
+  options.service.max_in_flight_per_connection =
+      absl::GetFlag(FLAGS_max_in_flight_per_connection);
   options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
   options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
   options.service.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,6 +93,9 @@ CollisionServer::~CollisionServer() {
   Shutdown(absl::ZeroDuration());
   Wait();
   StopWatching();
+  for (int fd : reserve_fds_) {
+    if (fd >= 0) close(fd);
+  }
   // gRPC returns from Wait() only after every call has finished (reactors'
   // OnDone included), so the service and metrics can go; tell TSan so.
   if (service_ != nullptr) TakeOver(service_.get());
@@ -214,6 +218,10 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
       options.address.substr(0, options.address.rfind(':'));
   server->address_ = absl::StrCat(host, ":", server->port_);
   server->SetServing(true);
+  // A few descriptors kept back for the way out should the process run out
+  // (see Watch).
+  for (int& fd : server->reserve_fds_)
+    fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   server->watch_ = std::thread([s = server.get()] { s->Watch(); });
   return server;
 }
@@ -225,6 +233,12 @@ void CollisionServer::Watch() {
     // Every 10 ms (reading /proc/self/statm costs microseconds): at
     // loopback speed (~400 MB/s coming in) the guard notices within ~4 MB.
     if (WaitForListenerFailure(seen, absl::Milliseconds(10), &line)) {
+      // Out of descriptors, most likely: the way out (logging, shutting the
+      // transports down) may need a few.
+      for (int& fd : reserve_fds_) {
+        if (fd >= 0) close(fd);
+        fd = -1;
+      }
       Fail(absl::StrCat("the listening socket stopped accepting (gRPC: ", line,
                         ")"),
            options_.failure_grace, options_.failure_deadline);

@@ -3,6 +3,7 @@
 #ifndef COLLISION_SERVER_SERVER_H_
 #define COLLISION_SERVER_SERVER_H_
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -144,6 +145,7 @@ class CollisionServer {
   std::atomic<bool> failed_{false};
   std::atomic<bool> watch_stop_{false};
   std::thread watch_;
+  std::array<int, 4> reserve_fds_{-1, -1, -1, -1};
 };
 
 }  // namespace collision::server

@@ -37,24 +37,61 @@ CollisionServiceImpl::CollisionServiceImpl(const ServiceOptions& options,
                                            Metrics* metrics)
     : options_(options), metrics_(metrics), pool_(options.worker_threads) {}
 
-bool CollisionServiceImpl::Admit(std::size_t bytes) {
+int CollisionServiceImpl::PerConnectionShare() const {
+  return options_.max_in_flight_per_connection > 0
+             ? options_.max_in_flight_per_connection
+             : std::max(1, options_.max_in_flight / 4);
+}
+
+bool CollisionServiceImpl::Admit(std::size_t bytes,
+                                 const std::string& connection,
+                                 grpc::Status* why) {
   const int now = in_flight_.fetch_add(1) + 1;
   const int64_t size = static_cast<int64_t>(bytes);
   const int64_t held = in_flight_bytes_.fetch_add(size);
   // Over the byte budget only counts when something else holds bytes: a
   // lone request always fits (the receive limit bounds it).
-  if (now > options_.max_in_flight ||
-      (held > 0 && held + size > options_.max_in_flight_bytes)) {
+  bool admitted = now <= options_.max_in_flight &&
+                  (held == 0 || held + size <= options_.max_in_flight_bytes);
+  int mine = 0;
+  if (admitted) {
+    std::lock_guard<std::mutex> lock(connections_mu_);
+    mine = connection_slots_[connection];
+    if (2 * now > options_.max_in_flight && mine >= PerConnectionShare()) {
+      admitted = false;
+    } else {
+      connection_slots_[connection] = mine + 1;
+    }
+    if (!admitted && mine == 0) connection_slots_.erase(connection);
+  }
+  if (!admitted) {
     in_flight_bytes_.fetch_sub(size);
     in_flight_.fetch_sub(1);
     metrics_->Rejected("overloaded");
+    *why = mine >= PerConnectionShare() && now <= options_.max_in_flight
+               ? grpc::Status(
+                     grpc::StatusCode::UNAVAILABLE,
+                     absl::StrCat("server overloaded: this connection holds ",
+                                  mine, " of the ", options_.max_in_flight,
+                                  " requests in flight (answers not yet "
+                                  "read count); retry after ",
+                                  options_.retry_pushback_ms, " ms"))
+               : Overloaded();
     return false;
   }
   metrics_->SetInFlight(now);
   return true;
 }
 
-void CollisionServiceImpl::Release(std::size_t bytes) {
+void CollisionServiceImpl::Release(std::size_t bytes,
+                                   const std::string& connection) {
+  {
+    std::lock_guard<std::mutex> lock(connections_mu_);
+    auto it = connection_slots_.find(connection);
+    if (it != connection_slots_.end() && --it->second <= 0) {
+      connection_slots_.erase(it);
+    }
+  }
   in_flight_bytes_.fetch_sub(static_cast<int64_t>(bytes));
   metrics_->SetInFlight(in_flight_.fetch_sub(1) - 1);
 }
@@ -176,9 +213,11 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
     service_->metrics_->CallStarted(method_, kUnary);
   }
 
-  // Takes an in-flight slot for `bytes` (see CollisionServiceImpl::Admit).
-  bool Admit(std::size_t bytes) {
-    admitted_ = service_->Admit(bytes);
+  // Takes an in-flight slot for `bytes` (see CollisionServiceImpl::Admit);
+  // `*why` is the answer when shed.
+  bool Admit(std::size_t bytes, grpc::Status* why) {
+    connection_ = context_->peer();
+    admitted_ = service_->Admit(bytes, connection_, why);
     if (admitted_) bytes_ = bytes;
     return admitted_;
   }
@@ -208,7 +247,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 
   void OnDone() override {
     TakeOver(this);
-    if (admitted_) service_->Release(bytes_);
+    if (admitted_) service_->Release(bytes_, connection_);
     if (context_->IsCancelled()) {
       // Whatever the answer was, the caller never got it.
       if (no_message_) {
@@ -234,6 +273,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   grpc::StatusCode code_ = grpc::StatusCode::OK;
   bool no_message_ = false;
   bool admitted_ = false;
+  std::string connection_;
   std::size_t bytes_ = 0;
 };
 
@@ -260,10 +300,10 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
   metrics_->MessageReceived(method, kUnary);
   // Admitted before parsing: under overload, excess requests cost no parse,
   // and parsing counts against the in-flight limits.
-  if (!reactor->Admit(request_bytes->Length())) {
+  if (grpc::Status shed; !reactor->Admit(request_bytes->Length(), &shed)) {
     context->AddTrailingMetadata("grpc-retry-pushback-ms",
                                  std::to_string(options_.retry_pushback_ms));
-    reactor->Answer(Overloaded());
+    reactor->Answer(shed);
     return reactor;
   }
   grpc::Status read = Precheck<Request>(*request_bytes);
@@ -388,9 +428,9 @@ class QueryStreamReactor final
     // before parsing is answered under its own sequence.
     call_->response->set_sequence(ReadBytes(
         request_bytes_, [](auto* in) { return PeekStreamSequence(in); }));
-    if (!AdmitMessage()) {
+    if (grpc::Status shed; !AdmitMessage(&shed)) {
       request_bytes_.Clear();
-      SetError(service_->Overloaded());
+      SetError(shed);
       Write();
       return;
     }
@@ -463,15 +503,15 @@ class QueryStreamReactor final
 
   // The in-flight slot of the message in hand, held from its admission
   // until its answer is handed to the transport.
-  bool AdmitMessage() {
+  bool AdmitMessage(grpc::Status* why) {
     held_bytes_ = request_bytes_.Length();
-    admitted_ = service_->Admit(held_bytes_);
+    admitted_ = service_->Admit(held_bytes_, connection_, why);
     return admitted_;
   }
   void ReleaseMessage() {
     if (!admitted_) return;
     admitted_ = false;
-    service_->Release(held_bytes_);
+    service_->Release(held_bytes_, connection_);
   }
 
   // The reactor's three ways on; each hands it to the next callback.
@@ -602,6 +642,7 @@ class QueryStreamReactor final
   std::unique_ptr<Call> call_;  // the message being handled
   bool admitted_ = false;       // holds an in-flight slot
   std::size_t held_bytes_ = 0;
+  const std::string connection_ = context_->peer();
   // The reactor is deleted when OnDone and the age timer have both run.
   std::atomic<int> refs_{1};
   grpc::Alarm age_timer_;

@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "absl/time/time.h"
 #include "collision/v1/collision.grpc.pb.h"
@@ -30,6 +32,12 @@ struct ServiceOptions {
   // UNAVAILABLE and a `grpc-retry-pushback-ms` trailer: never an unbounded
   // queue.
   int max_in_flight = 64;
+  // Once more than half of max_in_flight is taken, one connection may hold
+  // at most this many slots (0: max_in_flight / 4, at least 1): a caller
+  // that stops reading its answers, whose slots stay taken, cannot take
+  // the whole server from the others. Below half, a connection may use
+  // every free slot.
+  int max_in_flight_per_connection = 0;
   // Encoded request bytes admitted at once (parsing turns them into a few
   // times as much memory). A request that would pass it is shed like one
   // over max_in_flight, unless nothing else is in flight.
@@ -115,11 +123,15 @@ class CollisionServiceImpl final : public RawCollisionService {
   // Takes an in-flight slot for a request of `bytes` encoded bytes; false
   // (and nothing taken) when full. A slot is held until the answer has been
   // handed to the transport, so answers nobody reads count too.
-  bool Admit(std::size_t bytes);
-  void Release(std::size_t bytes);
+  // `connection` names the caller's connection (its peer address).
+  // `*why`, when shed, is the answer to give.
+  bool Admit(std::size_t bytes, const std::string& connection,
+             grpc::Status* why);
+  void Release(std::size_t bytes, const std::string& connection);
   // OK, or RESOURCE_EXHAUSTED when the call's metadata is over the limit.
   grpc::Status CheckMetadata(grpc::CallbackServerContext* context) const;
   grpc::Status Overloaded() const;
+  int PerConnectionShare() const;
   // CANCELLED or DEADLINE_EXCEEDED for a call that ended or expired before
   // its answer (counted under that reason).
   grpc::Status Stopped(grpc::CallbackServerContext* context,
@@ -142,6 +154,9 @@ class CollisionServiceImpl final : public RawCollisionService {
   Metrics* const metrics_;
   std::atomic<int> in_flight_{0};
   std::atomic<int64_t> in_flight_bytes_{0};
+  // Slots held per connection (peer address), for the per-connection share.
+  std::mutex connections_mu_;
+  std::unordered_map<std::string, int> connection_slots_;
   // Declared last: destroyed first, so queued work finishes while the rest
   // of the service is still alive.
   WorkerPool pool_;
