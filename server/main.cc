@@ -30,8 +30,9 @@ ABSL_FLAG(int, max_receive_message_bytes, 0,
           "--max_batch items need (logged at start)");
 ABSL_FLAG(int, max_in_flight_per_connection, 0,
           "once more than half of --max_in_flight is taken, the slots one "
-          "connection may hold (answers it has not read count); 0 = "
-          "--max_in_flight / 4");
+          "connection may hold (answers it has not read count); 0 = no "
+          "per-connection share (behind a balancer, callers share a few "
+          "connections)");
 ABSL_FLAG(int64_t, max_in_flight_bytes, int64_t{64} << 20,
           "encoded request bytes admitted at once; beyond it: UNAVAILABLE "
           "as for --max_in_flight (a lone request always fits)");

@@ -40,7 +40,7 @@ CollisionServiceImpl::CollisionServiceImpl(const ServiceOptions& options,
 int CollisionServiceImpl::PerConnectionShare() const {
   return options_.max_in_flight_per_connection > 0
              ? options_.max_in_flight_per_connection
-             : std::max(1, options_.max_in_flight / 4);
+             : options_.max_in_flight + 1;  // off
 }
 
 bool CollisionServiceImpl::Admit(std::size_t bytes,
@@ -405,6 +405,7 @@ class QueryStreamReactor final
     const absl::Duration max_age = service_->options_.max_stream_age;
     if (max_age > absl::ZeroDuration()) {
       refs_.store(2);  // OnDone's and the age timer's
+      HandOff(this);   // to the timer's thread (through gRPC's executor)
       age_timer_.Set(absl::ToChronoTime(start_ + max_age),
                      [this](bool fired) { OnAged(fired); });
     }
@@ -534,6 +535,7 @@ class QueryStreamReactor final
   // (waiting for its next message) ends now; one with a message in hand
   // ends after answering it (OnWriteDone).
   void OnAged(bool fired) {
+    TakeOver(this);
     bool idle = false;
     if (fired) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -556,7 +558,11 @@ class QueryStreamReactor final
   }
 
   void Unref() {
-    if (refs_.fetch_sub(1) == 1) delete this;
+    HandOff(this);  // the last Unref deletes, maybe on the other thread
+    if (refs_.fetch_sub(1) == 1) {
+      TakeOver(this);
+      delete this;
+    }
   }
 
   // Encodes the response, frees the message's arena and sends the bytes

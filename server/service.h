@@ -32,11 +32,12 @@ struct ServiceOptions {
   // UNAVAILABLE and a `grpc-retry-pushback-ms` trailer: never an unbounded
   // queue.
   int max_in_flight = 64;
-  // Once more than half of max_in_flight is taken, one connection may hold
-  // at most this many slots (0: max_in_flight / 4, at least 1): a caller
-  // that stops reading its answers, whose slots stay taken, cannot take
-  // the whole server from the others. Below half, a connection may use
-  // every free slot.
+  // When > 0: once more than half of max_in_flight is taken, one
+  // connection may hold at most this many slots, so that a caller that
+  // stops reading its answers (whose slots stay taken) cannot take the
+  // whole server from the others. Off by default: behind a balancer every
+  // caller arrives over a few upstream connections, and one busy honest
+  // connection would be shed with no one else to protect.
   int max_in_flight_per_connection = 0;
   // Encoded request bytes admitted at once (parsing turns them into a few
   // times as much memory). A request that would pass it is shed like one

@@ -588,7 +588,8 @@ TEST_F(Hardening, StreamsPerConnectionAreBounded) {
 
 TEST_F(Hardening, AnswersNobodyReadsAreBoundedByTheInFlightLimits) {
   ASSERT_NO_FATAL_FAILURE(
-      StartServer({"--metrics_address=127.0.0.1:0", "--max_in_flight=16"}));
+      StartServer({"--metrics_address=127.0.0.1:0", "--max_in_flight=16",
+                   "--max_in_flight_per_connection=4"}));
   // 200 streams (two connections) each send one request with a large answer
   // (closest point, 40k queries: ~1.8 MB) and never read: with BDP probing
   // off, a stream's window stays at 64 KiB and the answer cannot leave.
