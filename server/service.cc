@@ -51,7 +51,10 @@ bool CollisionServiceImpl::Admit(std::size_t bytes,
   const int64_t held = in_flight_bytes_.fetch_add(size);
   // Over the byte budget only counts when something else holds bytes: a
   // lone request always fits (the receive limit bounds it).
-  bool admitted = now <= options_.max_in_flight &&
+  const bool backlog =
+      pending_answers_.load() > 4 * options_.max_in_flight ||
+      pending_answer_bytes_.load() > options_.max_in_flight_bytes;
+  bool admitted = now <= options_.max_in_flight && !backlog &&
                   (held == 0 || held + size <= options_.max_in_flight_bytes);
   int mine = 0;
   if (admitted) {
@@ -68,15 +71,23 @@ bool CollisionServiceImpl::Admit(std::size_t bytes,
     in_flight_bytes_.fetch_sub(size);
     in_flight_.fetch_sub(1);
     metrics_->Rejected("overloaded");
-    *why = mine >= PerConnectionShare() && now <= options_.max_in_flight
-               ? grpc::Status(
-                     grpc::StatusCode::UNAVAILABLE,
-                     absl::StrCat("server overloaded: this connection holds ",
-                                  mine, " of the ", options_.max_in_flight,
-                                  " requests in flight (answers not yet "
-                                  "read count); retry after ",
-                                  options_.retry_pushback_ms, " ms"))
-               : Overloaded();
+    *why =
+        backlog
+            ? grpc::Status(
+                  grpc::StatusCode::UNAVAILABLE,
+                  absl::StrCat("server overloaded: ", pending_answers_.load(),
+                               " answers wait for the transport; retry "
+                               "after ",
+                               options_.retry_pushback_ms, " ms"))
+        : mine >= PerConnectionShare() && now <= options_.max_in_flight
+            ? grpc::Status(
+                  grpc::StatusCode::UNAVAILABLE,
+                  absl::StrCat("server overloaded: this connection holds ",
+                               mine, " of the ", options_.max_in_flight,
+                               " requests in flight (answers not yet "
+                               "read count); retry after ",
+                               options_.retry_pushback_ms, " ms"))
+            : Overloaded();
     return false;
   }
   metrics_->SetInFlight(now);
@@ -198,10 +209,12 @@ HandlerContext CollisionServiceImpl::MakeContext(
   return c;
 }
 
-// One unary call. The in-flight slot it takes is released in OnDone, when
-// gRPC has handed the answer to the transport: an answer its caller does not
-// read keeps its slot, so unread answers are bounded by the in-flight
-// limits.
+// One unary call. Its in-flight slot is released when its answer is handed
+// to gRPC; the answer then counts as pending until OnDone (the transport has
+// taken it). Pending answers are bounded too (see Admit): a backlog inside
+// gRPC, or callers that do not read, get new requests shed. (Holding the
+// slot itself until OnDone made sequential callers look like a pile-up
+// whenever gRPC ran OnDone late, as it does under ThreadSanitizer.)
 class UnaryCall final : public grpc::ServerUnaryReactor {
  public:
   UnaryCall(CollisionServiceImpl* service, grpc::CallbackServerContext* context,
@@ -223,7 +236,18 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   }
 
   // `counted`: the rejection was already counted under its own reason.
-  void Answer(const grpc::Status& s, bool counted = false) {
+  // `answer_bytes`: the encoded answer's size. The slot is released here
+  // (a late OnDone must not hold it); the answer counts as pending until
+  // OnDone.
+  void Answer(const grpc::Status& s, bool counted = false,
+              std::size_t answer_bytes = 0) {
+    if (admitted_) {
+      admitted_ = false;
+      service_->Release(bytes_, connection_);
+    }
+    pending_bytes_ = static_cast<int64_t>(answer_bytes);
+    ++service_->pending_answers_;
+    service_->pending_answer_bytes_ += pending_bytes_;
     code_ = s.error_code();
     if (s.ok()) service_->metrics_->MessageSent(method_, kUnary);
     if (code_ == grpc::StatusCode::INVALID_ARGUMENT && !counted) {
@@ -237,6 +261,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   // whose deadline passes) during the upload looks the same at first: which
   // it was is known in OnDone, where it is counted.
   void AnswerNoMessage() {
+    ++service_->pending_answers_;
     no_message_ = true;
     code_ = grpc::StatusCode::INVALID_ARGUMENT;
     HandOff(this);
@@ -247,7 +272,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 
   void OnDone() override {
     TakeOver(this);
-    if (admitted_) service_->Release(bytes_, connection_);
+    --service_->pending_answers_;
+    service_->pending_answer_bytes_ -= pending_bytes_;
     if (context_->IsCancelled()) {
       // Whatever the answer was, the caller never got it.
       if (no_message_) {
@@ -273,6 +299,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   grpc::StatusCode code_ = grpc::StatusCode::OK;
   bool no_message_ = false;
   bool admitted_ = false;
+  int64_t pending_bytes_ = 0;
   std::string connection_;
   std::size_t bytes_ = 0;
 };
@@ -325,7 +352,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
         handler(*call->request, call->response, MakeContext(context));
     if (s.ok()) s = SerializeMessage(*call->response, response_bytes);
     delete call;
-    reactor->Answer(s);
+    reactor->Answer(s, /*counted=*/false,
+                    s.ok() ? response_bytes->Length() : 0);
   };
   if (!options_.before_compute &&
       ItemCount(*call->request) <= options_.inline_max_items) {

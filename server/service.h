@@ -122,8 +122,11 @@ class CollisionServiceImpl final : public RawCollisionService {
   friend class UnaryCall;
 
   // Takes an in-flight slot for a request of `bytes` encoded bytes; false
-  // (and nothing taken) when full. A slot is held until the answer has been
-  // handed to the transport, so answers nobody reads count too.
+  // (and nothing taken) when full, or when more than 4 x max_in_flight
+  // unary answers (or more than max_in_flight_bytes of them) wait for the
+  // transport. A stream message's slot is held until its answer is taken by
+  // the transport; a unary call's until its answer is handed to gRPC, and
+  // the answer then counts as pending until the call is done.
   // `connection` names the caller's connection (its peer address).
   // `*why`, when shed, is the answer to give.
   bool Admit(std::size_t bytes, const std::string& connection,
@@ -155,6 +158,10 @@ class CollisionServiceImpl final : public RawCollisionService {
   Metrics* const metrics_;
   std::atomic<int> in_flight_{0};
   std::atomic<int64_t> in_flight_bytes_{0};
+  // Unary answers handed to gRPC and not yet taken by the transport (until
+  // the call's OnDone): a backlog inside gRPC, or callers that do not read.
+  std::atomic<int> pending_answers_{0};
+  std::atomic<int64_t> pending_answer_bytes_{0};
   // Slots held per connection (peer address), for the per-connection share.
   std::mutex connections_mu_;
   std::unordered_map<std::string, int> connection_slots_;

@@ -340,7 +340,19 @@ TEST(Service, MetricsCountCallsPairsAndRejections) {
   Deadline(&bad);
   v1::IntersectResponse response;
   EXPECT_FALSE(stub->Intersect(&bad, v1::IntersectRequest(), &response).ok());
+  // A call is counted handled in its OnDone, once the transport has its
+  // answer, which may come a moment after the client has it: wait (bounded)
+  // for the server's own count.
   std::map<std::string, double> m = Scrape(*server);
+  for (const absl::Time until = absl::Now() + absl::Seconds(10);
+       m[Series("grpc_server_handled_total", "Intersect", "OK")] +
+               m[Series("grpc_server_handled_total", "Intersect",
+                        "INVALID_ARGUMENT")] <
+           4 &&
+       absl::Now() < until;
+       m = Scrape(*server)) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
   EXPECT_EQ(m[Series("grpc_server_started_total", "Intersect")], 4);
   EXPECT_EQ(m[Series("grpc_server_handled_total", "Intersect", "OK")], 3);
   EXPECT_EQ(
