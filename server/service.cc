@@ -128,7 +128,7 @@ grpc::Status CollisionServiceImpl::CheckMetadata(
 
 bool CollisionServiceImpl::WaitUntilIdle(absl::Duration timeout) const {
   const absl::Time until = absl::Now() + timeout;
-  while (in_flight_.load() != 0) {
+  while (in_flight_.load() != 0 || pending_answers_.load() != 0) {
     if (absl::Now() > until) return false;
     absl::SleepFor(absl::Milliseconds(1));
   }

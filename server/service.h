@@ -111,9 +111,10 @@ class CollisionServiceImpl final : public RawCollisionService {
       grpc::CallbackServerContext* context) override;
 
   int in_flight() const { return in_flight_.load(); }
-  // Waits (up to `timeout`) until no request holds an in-flight slot; a
-  // slot is released just after its answer reaches the transport, so a
-  // caller that has its answer may see it held for a moment. For tests.
+  // Waits (up to `timeout`) until no request holds an in-flight slot and no
+  // unary answer waits for the transport (gRPC may finish a call a moment
+  // after its caller has the answer, or later when the caller vanished).
+  // For tests.
   bool WaitUntilIdle(absl::Duration timeout) const;
   const ServiceOptions& options() const { return options_; }
 
