@@ -19,6 +19,7 @@ namespace simd {
 namespace HWY_NAMESPACE {
 
 const char* TargetNameT() { return hwy::TargetName(HWY_TARGET); }
+size_t FloatLanesT() { return hn::Lanes(DF()); }
 
 void RotationFromAngleT(const float* angle, size_t n, float* cos, float* sin) {
   const DF d;
@@ -169,6 +170,7 @@ namespace collision {
 namespace simd {
 
 HWY_EXPORT(TargetNameT);
+HWY_EXPORT(FloatLanesT);
 HWY_EXPORT(RotationFromAngleT);
 HWY_EXPORT(CircleCircleT);
 HWY_EXPORT(CircleRectT);
@@ -185,6 +187,11 @@ HWY_EXPORT(OnSphereT);
 HWY_EXPORT(OnBoxT);
 
 const char* TargetName() { return HWY_DYNAMIC_DISPATCH(TargetNameT)(); }
+
+size_t FloatLanes() {
+  static const size_t lanes = HWY_DYNAMIC_DISPATCH(FloatLanesT)();
+  return lanes;
+}
 
 void RotationFromAngleColumns(const float* angle, size_t n, float* cos,
                               float* sin) {

@@ -216,6 +216,10 @@ void ClosestPointOnBox(const BallColumns3& query, const BoxColumns& target,
 // "EMU128", ...).
 const char* TargetName();
 
+// Floats in one vector of that target (4 on SSE4, 8 on AVX2, 16 on
+// AVX-512): a kernel call over a multiple of it takes no tail path.
+size_t FloatLanes();
+
 }  // namespace simd
 }  // namespace collision
 

@@ -1,0 +1,524 @@
+// SceneHistory's upkeep: staged changes become poses on per-entity tracks,
+// the open span's boxes grow with them, and ticks older than the window
+// are forgotten (spans dropped, tracks trimmed, handles recycled).
+#include "scene/history.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <utility>
+
+#include "collision/core/scalar.h"
+#include "scene/query_util.h"
+
+namespace collision {
+namespace scene {
+
+size_t Span::memory_bytes() const {
+  return tree.memory_bytes() + handles.capacity() * sizeof(uint32_t) +
+         boxes.capacity() * sizeof(Aabb) + hints.capacity() * sizeof(uint64_t);
+}
+
+Aabb PoseBox(Family family, const float* v) {
+  if (family != Family::kRotatedRect) return BoundsOf(family, v);
+  // Corners relative to the pivot are (-pivot) .. (size - pivot) per axis;
+  // the farthest one bounds every rotation, and interpolation cannot leave
+  // the box (a lerped corner is no farther than the farther end).
+  const float dx = std::max(std::fabs(v[2]), std::fabs(v[0] - v[2]));
+  const float dy = std::max(std::fabs(v[3]), std::fabs(v[1] - v[3]));
+  const float r = std::sqrt(dx * dx + dy * dy);
+  const float m = std::fabs(v[4]) + std::fabs(v[5]) + r + std::fabs(v[0]) +
+                  std::fabs(v[1]) + std::fabs(v[2]) + std::fabs(v[3]);
+  const float eps = m * kWiden + 1e-30f;
+  Aabb box;
+  box.lo[0] = v[4] - r - eps;
+  box.lo[1] = v[5] - r - eps;
+  box.lo[2] = -eps;
+  box.hi[0] = v[4] + r + eps;
+  box.hi[1] = v[5] + r + eps;
+  box.hi[2] = eps;
+  return box;
+}
+
+void Interpolate(Family family, const float* a, const float* b, float f,
+                 float* out) {
+  const size_t n = ColumnCount(family);
+  if (f == 0.0f) {
+    std::copy(a, a + n, out);
+    return;
+  }
+  // A value that did not change stays exact; the others are a convex
+  // combination (monotone in each end, so min <= max survives up to the
+  // rounding the max() below absorbs).
+  const float w = 1.0f - f;
+  for (size_t c = 0; c < n; ++c) {
+    out[c] = a[c] == b[c] ? a[c] : w * a[c] + f * b[c];
+  }
+  if (family == Family::kRect) {
+    out[2] = std::max(out[2], out[0]);
+    out[3] = std::max(out[3], out[1]);
+  } else if (family == Family::kBox) {
+    for (int axis = 0; axis < 3; ++axis) {
+      out[3 + axis] = std::max(out[3 + axis], out[axis]);
+    }
+  }
+  if (family != Family::kRotatedRect) return;
+  if (a[6] == b[6] && a[7] == b[7]) return;  // the same turn
+  // (cos, sin) along the shorter arc: the chord's point, renormalised.
+  // Exactly opposite turns have no shorter arc: counter-clockwise then.
+  const float dot = a[6] * b[6] + a[7] * b[7];
+  if (dot <= -1.0f + 1e-6f) {
+    const float angle = std::atan2(a[7], a[6]) + f * 3.14159265358979f;
+    out[6] = std::cos(angle);
+    out[7] = std::sin(angle);
+    return;
+  }
+  const float len = std::sqrt(out[6] * out[6] + out[7] * out[7]);
+  out[6] /= len;
+  out[7] /= len;
+}
+
+size_t Track::Push(const Pose& pose, size_t window, uint64_t oldest) {
+  size_t grown = 0;
+  if (count >= 2 && count == ring.size() && at(1).tick <= oldest) {
+    DropOldest();
+  }
+  if (count == ring.size()) {
+    const size_t before = ring.size();
+    size_t slots = before + before / 2 + 4;
+    if (count >= 2 && last().tick + 1 == pose.tick &&
+        at(count - 2).tick + 2 == pose.tick) {
+      slots = std::max(slots, window);
+    }
+    Resize(slots);
+    grown = ring.size() - before;
+  }
+  at(count) = pose;
+  ++count;
+  return grown;
+}
+
+std::ptrdiff_t Track::Resize(size_t slots) {
+  std::vector<Pose> next(slots);
+  for (size_t i = 0; i < count; ++i) next[i] = at(i);
+  const std::ptrdiff_t change = static_cast<std::ptrdiff_t>(slots) -
+                                static_cast<std::ptrdiff_t>(ring.size());
+  ring.swap(next);
+  head = 0;
+  return change;
+}
+
+}  // namespace scene
+
+using scene::Aabb;
+using scene::Family;
+using scene::Pose;
+using scene::Span;
+using scene::Track;
+
+SceneHistory::SceneHistory(SceneDimension dimension, uint32_t ticks,
+                           size_t max_bytes)
+    : impl_(std::make_unique<Impl>(dimension, std::max<uint32_t>(1, ticks),
+                                   max_bytes)) {}
+SceneHistory::~SceneHistory() = default;
+SceneHistory::SceneHistory(SceneHistory&&) noexcept = default;
+SceneHistory& SceneHistory::operator=(SceneHistory&&) noexcept = default;
+
+void SceneHistory::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
+  assert(Is3D(KindOf(shape)) == (impl_->dimension == SceneDimension::k3D));
+  Impl::Staged s;
+  s.id = id;
+  scene::ShapeColumns(shape, s.pose.values);
+  s.pose.family = scene::FamilyOf(KindOf(shape));
+  s.pose.category = category;
+  s.pose.alive = true;
+  impl_->staged.push_back(s);
+}
+
+void SceneHistory::Remove(uint64_t id) {
+  Impl::Staged s;
+  s.id = id;
+  impl_->staged.push_back(s);
+}
+
+void SceneHistory::Clear() {
+  impl_->staged.clear();
+  impl_->clear = true;
+}
+
+bool SceneHistory::has_ticks() const { return impl_->has_ticks; }
+uint64_t SceneHistory::latest() const { return impl_->latest; }
+uint64_t SceneHistory::oldest() const { return impl_->oldest; }
+uint32_t SceneHistory::ticks() const { return impl_->ticks; }
+
+namespace {
+
+// Sets the entity's pose from `tick` on, replacing one set at that tick.
+void SetPose(Track* track, const Pose& pose, size_t window, uint64_t oldest,
+             size_t* poses, size_t* capacity) {
+  if (!track->empty() && track->last().tick == pose.tick) {
+    track->at(track->count - 1) = pose;
+    return;
+  }
+  const uint32_t before = track->count;
+  *capacity += track->Push(pose, window, oldest);
+  *poses += track->count - before;
+}
+
+bool Alive(const Track& t) { return !t.empty() && t.last().alive; }
+
+}  // namespace
+
+void SceneHistory::Commit(uint64_t tick) {
+  Impl& h = *impl_;
+  assert(!h.has_ticks || tick > h.latest);
+  if (h.has_ticks) h.OpenSpanIfDue(tick);
+  // The oldest tick kept after this commit (Forget() settles it): poses
+  // before the last one at or before it can go as rings fill up.
+  const uint64_t oldest = h.has_ticks ? h.WindowStart(tick) : tick;
+
+  if (h.clear) {
+    for (const auto& [id, handle] : h.handle_of) {
+      Track& t = h.tracks[handle];
+      if (!Alive(t)) continue;
+      Pose gone;
+      gone.tick = tick;
+      SetPose(&t, gone, h.window_slots(), oldest, &h.poses, &h.pose_capacity);
+    }
+    h.clear = false;
+  }
+  // Handles first (a hash map small enough to stay cached), then the poses,
+  // each at the end of its own track: a cache miss apiece for a large
+  // history, so the tracks a few changes ahead are prefetched.
+  std::vector<uint32_t>& handles = h.scratch;
+  handles.resize(h.staged.size());
+  for (size_t i = 0; i < h.staged.size(); ++i) {
+    const Impl::Staged& s = h.staged[i];
+    auto it = h.handle_of.find(s.id);
+    if (!s.pose.alive) {
+      handles[i] = it == h.handle_of.end() ? Impl::kNoItem : it->second;
+      continue;
+    }
+    if (it != h.handle_of.end()) {
+      handles[i] = it->second;
+      continue;
+    }
+    uint32_t handle;
+    if (!h.free_handles.empty()) {
+      handle = h.free_handles.back();
+      h.free_handles.pop_back();
+    } else {
+      handle = static_cast<uint32_t>(h.tracks.size());
+      h.tracks.emplace_back();
+    }
+    h.tracks[handle].id = s.id;
+    h.handle_of.emplace(s.id, handle);
+    handles[i] = handle;
+  }
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < h.staged.size(); ++i) {
+    if (i + 2 * kAhead < handles.size() &&
+        handles[i + 2 * kAhead] != Impl::kNoItem) {
+      __builtin_prefetch(&h.tracks[handles[i + 2 * kAhead]]);
+    }
+    if (i + kAhead < handles.size() && handles[i + kAhead] != Impl::kNoItem) {
+      const Track& ahead = h.tracks[handles[i + kAhead]];
+      __builtin_prefetch(ahead.slot_after_last(), 1);
+    }
+    const uint32_t handle = handles[i];
+    if (handle == Impl::kNoItem) continue;
+    Track& t = h.tracks[handle];
+    Impl::Staged& s = h.staged[i];
+    if (!s.pose.alive && !Alive(t)) continue;
+    s.pose.tick = tick;
+    SetPose(&t, s.pose, h.window_slots(), oldest, &h.poses, &h.pose_capacity);
+    // Grown from the staged pose while it is at hand (reading it back
+    // from the track later is a cache miss per entity).
+    if (s.pose.alive && h.has_ticks) h.GrowOpenSpan(handle, s.pose);
+  }
+  h.staged.clear();
+
+  if (!h.has_ticks) {
+    h.has_ticks = true;
+    h.first_tick = tick;
+    h.latest = tick;
+    h.spans.emplace_back();
+    h.FillSpan(tick, &h.spans.back());
+  } else {
+    h.latest = tick;
+    h.spans.back().last = tick;
+  }
+  h.Forget();
+  Span& open = h.spans.back();
+  if (open.moved) {
+    open.tree.Refit(open.boxes.data());
+    open.moved = false;
+  }
+}
+
+void SceneHistory::Impl::OpenSpanIfDue(uint64_t tick) {
+  const Span& open = spans.back();
+  if (tick - open.first <= kSpanTicks) return;
+  Span next = std::move(spare);  // a dropped span's memory, reused
+  spare = Span();
+  FillSpan(latest, &next);
+  spans.push_back(std::move(next));
+}
+
+// A span opened at `first` (the latest tick), boxing every live entity's
+// current pose. It reuses the previous span's hierarchy, refitted, while
+// that stays tight, as Scene does.
+void SceneHistory::Impl::FillSpan(uint64_t first, Span* out) const {
+  Span& span = *out;
+  span.tree_size = 0;
+  span.families = 0;
+  span.dead = 0;
+  span.moved = false;
+  span.handles.clear();
+  span.boxes.clear();
+  span.hints.clear();
+  span.first = first;
+  span.last = first;
+  const Span* prev = spans.empty() ? nullptr : &spans.back();
+  const bool reuse =
+      prev != nullptr && !prev->tree.empty() &&
+      prev->handles.size() - prev->tree_size <= 32 + prev->tree_size / 64 &&
+      prev->dead * 4 <= prev->handles.size() &&
+      prev->tree.LeafCost() <= 2.0f * prev->built_cost;
+  if (!reuse) {
+    BuildSpan(&span);
+    return;
+  }
+  span.tree = prev->tree;
+  span.tree_size = prev->tree_size;
+  span.built_cost = prev->built_cost;
+  span.handles = prev->handles;
+  span.boxes.resize(span.handles.size());
+  span.hints.resize(span.handles.size());
+  for (size_t i = 0; i < span.handles.size(); ++i) {
+    const Track& t = tracks[span.handles[i]];
+    span.hints[i] = t.empty() ? 0 : t.last_number();
+    if (Alive(t)) {
+      const Pose& p = t.last();
+      span.boxes[i] = scene::PoseBox(p.family, p.values);
+      span.families |= uint8_t(1u << static_cast<int>(p.family));
+    } else {
+      span.boxes[i] = scene::EmptyAabb();
+      ++span.dead;
+    }
+  }
+  span.tree.Refit(span.boxes.data());
+}
+
+void SceneHistory::Impl::BuildSpan(Span* span) const {
+  std::vector<uint32_t> live;
+  std::vector<Aabb> boxes;
+  for (uint32_t handle = 0; handle < tracks.size(); ++handle) {
+    const Track& t = tracks[handle];
+    if (!Alive(t)) continue;
+    const Pose& p = t.last();
+    live.push_back(handle);
+    boxes.push_back(scene::PoseBox(p.family, p.values));
+    span->families |= uint8_t(1u << static_cast<int>(p.family));
+  }
+  std::vector<uint32_t> order;
+  span->tree.Build(boxes, &order);
+  span->handles.resize(live.size());
+  span->boxes.resize(live.size());
+  span->hints.resize(live.size());
+  for (size_t i = 0; i < live.size(); ++i) {
+    span->handles[i] = live[order[i]];
+    span->boxes[i] = boxes[order[i]];
+    span->hints[i] = tracks[span->handles[i]].last_number();
+  }
+  span->tree_size = live.size();
+  span->built_cost = span->tree.LeafCost();
+}
+
+void SceneHistory::Impl::GrowOpenSpan(uint32_t handle, const Pose& p) {
+  Span& span = spans.back();
+  if (item_of_span != span.first) {
+    // A new span: index its items by handle.
+    item_of.assign(tracks.size(), kNoItem);
+    for (size_t i = 0; i < span.handles.size(); ++i) {
+      item_of[span.handles[i]] = static_cast<uint32_t>(i);
+    }
+    item_of_span = span.first;
+  }
+  if (item_of.size() < tracks.size()) item_of.resize(tracks.size(), kNoItem);
+  const Aabb box = scene::PoseBox(p.family, p.values);
+  span.families |= uint8_t(1u << static_cast<int>(p.family));
+  const uint32_t item = item_of[handle];
+  if (item == kNoItem) {
+    item_of[handle] = static_cast<uint32_t>(span.handles.size());
+    span.handles.push_back(handle);
+    span.boxes.push_back(box);
+    span.hints.push_back(tracks[handle].last_number());
+    return;
+  }
+  scene::Grow(&span.boxes[item], box);
+  if (item < span.tree_size) span.moved = true;
+}
+
+uint64_t SceneHistory::Impl::WindowStart(uint64_t tick) const {
+  const uint64_t start = tick >= ticks - 1 ? tick - (ticks - 1) : 0;
+  return std::max({first_tick, start, budget_floor});
+}
+
+void SceneHistory::Impl::Forget() {
+  oldest = WindowStart(latest);
+  // The open span stays whatever its age: later commits grow it.
+  while (spans.size() > 1 && spans.front().last <= oldest) {
+    spare = std::move(spans.front());
+    spans.pop_front();
+  }
+  // Rings forget their old poses as they fill up (Track::Push); what is
+  // left is freeing removed entities and giving back unused slots, done
+  // for a 64th of the tracks per commit (all of them every 64 commits),
+  // so no tick pays for a sweep over every track.
+  const size_t share = (tracks.size() + 63) / 64;
+  TrimRange(trim_cursor, share, /*shrink=*/false);
+  trim_cursor += share;
+  if (trim_cursor >= tracks.size()) trim_cursor = 0;
+  while (MemoryBytes() > max_bytes) {
+    // From now on rings grow only as needed, not to the window at once.
+    tight = true;
+    spare = Span();
+    if (spans.size() == 1) {
+      Trim(/*shrink=*/true);
+      break;
+    }
+    budget_floor = spans[1].first;
+    oldest = std::max(oldest, budget_floor);
+    spans.pop_front();  // no spare: the budget wants the memory back
+    Trim(/*shrink=*/true);
+  }
+}
+
+// Poses before the last one at or before `oldest` are never read again; an
+// entity removed by then is forgotten and its handle reused (a stale item
+// of it in a kept span only adds a candidate that does not exist then).
+void SceneHistory::Impl::Trim(bool shrink) {
+  TrimRange(0, tracks.size(), shrink);
+}
+
+void SceneHistory::Impl::TrimRange(size_t first, size_t count, bool shrink) {
+  const size_t end = std::min(tracks.size(), first + count);
+  for (uint32_t handle = static_cast<uint32_t>(first); handle < end; ++handle) {
+    Track& t = tracks[handle];
+    if (t.empty()) continue;
+    while (t.count > 1 && t.at(1).tick <= oldest) {
+      t.DropOldest();
+      --poses;
+    }
+    if (t.count == 1 && !t.last().alive) {
+      handle_of.erase(t.id);
+      t.DropOldest();
+      --poses;
+      pose_capacity -= t.capacity();
+      std::vector<Pose>().swap(t.ring);
+      t.head = 0;
+      free_handles.push_back(handle);
+      continue;
+    }
+    // Give memory back when far more is held than kept (an entity that
+    // stopped moving), or at once under the budget.
+    if (shrink ? t.capacity() > t.count
+               : t.capacity() > 2 * size_t{t.count} + 16) {
+      const size_t slots = shrink ? t.count : t.count + t.count / 2 + 4;
+      pose_capacity = static_cast<size_t>(
+          static_cast<std::ptrdiff_t>(pose_capacity) + t.Resize(slots));
+    }
+  }
+}
+
+size_t SceneHistory::Impl::MemoryBytes() const {
+  size_t bytes =
+      tracks.capacity() * sizeof(Track) + pose_capacity * sizeof(Pose) +
+      handle_of.capacity() * (sizeof(uint64_t) + sizeof(uint32_t) + 1) +
+      item_of.capacity() * sizeof(uint32_t) +
+      free_handles.capacity() * sizeof(uint32_t);
+  for (const Span& s : spans) bytes += s.memory_bytes();
+  return bytes;
+}
+
+SceneHistoryStats SceneHistory::Stats() const {
+  const Impl& h = *impl_;
+  SceneHistoryStats s;
+  s.oldest = h.oldest;
+  s.latest = h.latest;
+  s.entities = h.handle_of.size();
+  s.poses = h.poses;
+  s.spans = h.spans.size();
+  s.memory_bytes = h.MemoryBytes();
+  for (const Span& span : h.spans) s.index_bytes += span.memory_bytes();
+  return s;
+}
+
+MomentResolution SceneHistory::Resolve(SceneMoment asked,
+                                       SceneMoment* used) const {
+  const Impl& h = *impl_;
+  if (!h.has_ticks) return MomentResolution::kNoTicks;
+  if (asked.tick > h.latest ||
+      (asked.tick == h.latest && asked.fraction > 0.0f)) {
+    return MomentResolution::kFuture;
+  }
+  if (asked.tick < h.oldest) {
+    *used = SceneMoment{h.oldest, 0.0f};
+    return MomentResolution::kClamped;
+  }
+  *used = asked;
+  return MomentResolution::kExact;
+}
+
+const Span& SceneHistory::Impl::SpanAt(uint64_t t) const {
+  // The last span starting at or before t.
+  size_t lo = 0, hi = spans.size();
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    if (spans[mid].first <= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return spans[lo];
+}
+
+bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t hint, SceneMoment at,
+                                float* values, Family* family,
+                                uint32_t* category) const {
+  const Track& t = tracks[handle];
+  // The last pose at or before at.tick: scanned forward from the span's
+  // hint (at most the span's ticks), else searched.
+  size_t i = static_cast<size_t>(hint - t.dropped);
+  if (hint >= t.dropped && i < t.count && t.at(i).tick <= at.tick) {
+    while (i + 1 < t.count && t.at(i + 1).tick <= at.tick) ++i;
+  } else {
+    size_t lo = 0, hi = t.count;  // the first pose after at.tick
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (t.at(mid).tick <= at.tick) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == 0) return false;
+    i = lo - 1;
+  }
+  const Pose& p = t.at(i);
+  if (!p.alive) return false;
+  *family = p.family;
+  *category = p.category;
+  const Pose* next = i + 1 < t.count ? &t.at(i + 1) : nullptr;
+  if (at.fraction > 0.0f && next != nullptr && next->tick == at.tick + 1 &&
+      next->alive && next->family == p.family) {
+    scene::Interpolate(p.family, p.values, next->values, at.fraction, values);
+  } else {
+    std::copy(p.values, p.values + scene::ColumnCount(p.family), values);
+  }
+  return true;
+}
+
+}  // namespace collision

@@ -1,0 +1,180 @@
+// SceneHistory's state: per-entity pose tracks and the time index of spans
+// (scene_history.h has the model). history.cc keeps them; history_query.cc
+// answers from them.
+#ifndef COLLISION_CORE_SRC_SCENE_HISTORY_H_
+#define COLLISION_CORE_SRC_SCENE_HISTORY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "collision/core/scene_history.h"
+#include "scene/bvh.h"
+#include "scene/store.h"
+
+namespace collision {
+namespace scene {
+
+// The entity from `tick` on (until its next pose): its shape's columns
+// (store.h), or its removal.
+struct Pose {
+  uint64_t tick = 0;
+  float values[kMaxColumns];
+  uint32_t category = 0;
+  Family family = Family::kBall2;
+  bool alive = false;
+};
+
+// One entity's poses in tick order, from the last one at or before the
+// oldest kept tick: a ring, so that forgetting the oldest pose and adding a
+// new one move nothing, and a moving entity's ring stops growing once it
+// holds the window. A pose's number (dropped + its index) never changes.
+struct Track {
+  uint64_t id = 0;
+  std::vector<Pose> ring;  // every slot allocated; `count` from `head` used
+  uint32_t head = 0;
+  uint32_t count = 0;
+  uint64_t dropped = 0;  // poses forgotten, ever
+
+  bool empty() const { return count == 0; }
+  // The i-th kept pose, oldest first.
+  const Pose& at(size_t i) const { return ring[Slot(i)]; }
+  Pose& at(size_t i) { return ring[Slot(i)]; }
+  const Pose& last() const { return at(count - 1); }
+  uint64_t last_number() const { return dropped + count - 1; }
+  size_t capacity() const { return ring.size(); }
+  const Pose* slot_after_last() const {
+    return ring.empty() ? nullptr : &ring[Slot(count % ring.size())];
+  }
+
+  // Appends a pose; returns how many slots the ring grew by. A ring that
+  // fills up grows by half, or at once to `window` slots when the entity
+  // moves tick after tick (it will need them, and each growth is an
+  // allocation and a copy).
+  // A full ring first forgets its oldest pose when the next one is at or
+  // before `oldest` (the slot it frees is the one written next, so this
+  // touches no other memory).
+  size_t Push(const Pose& pose, size_t window, uint64_t oldest);
+  void DropOldest() {
+    head = static_cast<uint32_t>(Slot(1));
+    --count;
+    ++dropped;
+  }
+  // Reallocates to `slots` (>= count), the kept poses first. Returns the
+  // change in slots.
+  std::ptrdiff_t Resize(size_t slots);
+
+ private:
+  size_t Slot(size_t i) const {
+    const size_t s = head + i;
+    return s < ring.size() ? s : s - ring.size();
+  }
+};
+
+// The time index over ticks [first, last]: a hierarchy whose items are
+// entities (track handles), each boxed over every pose it has in the span.
+// Items [0, tree_size) are in leaf order; the rest is an unsorted tail of
+// entities that appeared while the span was open.
+struct Span {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  Bvh tree;
+  size_t tree_size = 0;
+  std::vector<uint32_t> handles;
+  std::vector<Aabb> boxes;
+  // Per item: the number of its entity's pose at the span's first tick (or
+  // when it appeared), where a pose lookup starts scanning.
+  std::vector<uint64_t> hints;
+  uint8_t families = 0;  // bit per Family with a live pose in the span
+  float built_cost = 0;
+  size_t dead = 0;  // items opened without a live entity
+  bool moved = false;
+  size_t memory_bytes() const;
+};
+
+// A pose's box, grown to hold every interpolated pose between it and
+// another pose's box: the store's box, except for a rotated rect, boxed by
+// the disc about its position through its farthest corner.
+Aabb PoseBox(Family family, const float* values);
+
+// `at`'s values interpolated towards `next` by `fraction` (the formula of
+// scene_history.h), in place in `out`.
+void Interpolate(Family family, const float* at, const float* next,
+                 float fraction, float* out);
+
+}  // namespace scene
+
+struct SceneHistory::Impl {
+  static constexpr uint32_t kNoItem = 0xFFFFFFFFu;
+
+  // A staged change: an upsert's pose (tick set at Commit) or a removal
+  // (pose.alive false).
+  struct Staged {
+    uint64_t id = 0;
+    scene::Pose pose;
+  };
+
+  Impl(SceneDimension d, uint32_t h, size_t budget)
+      : dimension(d), ticks(h), max_bytes(budget) {}
+
+  // The open span for commit `tick`: a new one at `latest` once the open
+  // one would outgrow kSpanTicks.
+  void OpenSpanIfDue(uint64_t tick);
+  // Makes `out` (whose vectors' memory is reused) the span opened at
+  // `first`, the latest tick.
+  void FillSpan(uint64_t first, scene::Span* out) const;
+  void BuildSpan(scene::Span* span) const;
+  // Grows the open span's box of the entity by its new (live) pose.
+  void GrowOpenSpan(uint32_t handle, const scene::Pose& pose);
+  // The oldest tick kept once `tick` is the latest.
+  uint64_t WindowStart(uint64_t tick) const;
+  // Drops spans and poses before `oldest` (and more while over budget).
+  void Forget();
+  // Forgets poses before `oldest`; `shrink`: gives their memory back now.
+  void Trim(bool shrink = false);
+  void TrimRange(size_t first, size_t count, bool shrink);
+  size_t MemoryBytes() const;
+
+  // Poses a track kept for the whole window holds: the window's ticks, the
+  // span's older ones not yet forgotten, and the one before them.
+  // 0 once the memory budget has been reached.
+  size_t window_slots() const { return tight ? 0 : ticks + 2 * kSpanTicks + 2; }
+  // The span answering tick `t` (oldest <= t <= latest).
+  const scene::Span& SpanAt(uint64_t t) const;
+  // The entity's pose at `at`: false when it does not exist then.
+  bool PoseAt(uint32_t handle, uint64_t hint, SceneMoment at, float* values,
+              scene::Family* family, uint32_t* category) const;
+  // The entity behind `span`'s item at `at` when it exists then and passes
+  // `filter`: its id and its (interpolated) shape.
+  bool Candidate(const scene::Span& span, uint32_t item, SceneMoment at,
+                 const EntityFilter& filter, uint64_t* id, Shape* shape) const;
+
+  SceneDimension dimension;
+  uint32_t ticks;
+  size_t max_bytes;
+  std::vector<scene::Track> tracks;
+  std::vector<uint32_t> free_handles;
+  absl::flat_hash_map<uint64_t, uint32_t> handle_of;
+  std::deque<scene::Span> spans;  // consecutive: spans[i].last == [i+1].first
+  scene::Span spare;              // the last dropped span, for its memory
+  std::vector<uint32_t> item_of;  // the open span's item of each handle
+  uint64_t item_of_span = ~uint64_t{0};  // the span item_of indexes (first)
+  std::vector<Staged> staged;
+  std::vector<uint32_t> scratch;  // Commit's handles, kept for its capacity
+  bool clear = false;
+  bool has_ticks = false;
+  uint64_t first_tick = 0;
+  uint64_t latest = 0;
+  uint64_t oldest = 0;
+  uint64_t budget_floor = 0;  // oldest tick the memory budget left
+  bool tight = false;         // the memory budget was reached
+  size_t trim_cursor = 0;     // the next track Forget() trims
+  size_t poses = 0;           // kept poses
+  size_t pose_capacity = 0;   // poses the tracks' vectors hold room for
+};
+
+}  // namespace collision
+
+#endif  // COLLISION_CORE_SRC_SCENE_HISTORY_H_

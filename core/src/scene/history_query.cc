@@ -1,0 +1,272 @@
+// SceneHistory's queries: walk the span of the moment's tick, take each
+// candidate's pose at that moment (interpolated), and answer it with the
+// scalar pairwise functions, in the orders and with the truncation of
+// scene.h (the same rules as scene.cc, whose SIMD kernels equal these
+// functions bit for bit).
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <queue>
+
+#include "collision/core/scalar.h"
+#include "scene/history.h"
+#include "scene/query_util.h"
+
+namespace collision {
+
+using scene::Aabb;
+using scene::BvhNode;
+using scene::Family;
+using scene::Pending;
+using scene::Span;
+
+namespace {
+
+uint8_t Bit(Family f) { return uint8_t(1u << static_cast<int>(f)); }
+
+// Calls visit(item) for every item whose box overlaps `box`.
+template <typename Visit>
+void ForEachOverlappingItem(const Span& s, const Aabb& box, Visit&& visit) {
+  scene::ForEachOverlappingLeaf(
+      s.tree.nodes(), box, [&](uint32_t first, uint32_t count) {
+        for (uint32_t i = first; i < first + count; ++i) {
+          if (scene::Overlaps(s.boxes[i], box)) visit(i);
+        }
+      });
+  for (size_t i = s.tree_size; i < s.handles.size(); ++i) {
+    if (scene::Overlaps(s.boxes[i], box)) visit(static_cast<uint32_t>(i));
+  }
+}
+
+}  // namespace
+
+bool SceneHistory::Impl::Candidate(const Span& span, uint32_t item,
+                                   SceneMoment at, const EntityFilter& filter,
+                                   uint64_t* id, Shape* shape) const {
+  const uint32_t handle = span.handles[item];
+  float v[scene::kMaxColumns];
+  Family family;
+  uint32_t category;
+  if (!PoseAt(handle, span.hints[item], at, v, &family, &category)) {
+    return false;
+  }
+  *id = tracks[handle].id;
+  if ((category & filter.mask) == 0 ||
+      (filter.exclude && *id == filter.exclude_id)) {
+    return false;
+  }
+  *shape = scene::ShapeFromColumns(family, v);
+  return true;
+}
+
+bool SceneHistory::CanOverlap(SceneMoment at, ShapeKind query,
+                              ShapeKind* blocking_kind) const {
+  const uint8_t families = impl_->SpanAt(at.tick).families;
+  const Family qf = scene::FamilyOf(query);
+  if (qf == Family::kRotatedRect && (families & Bit(Family::kRect))) {
+    if (blocking_kind != nullptr) *blocking_kind = ShapeKind::kRect;
+    return false;
+  }
+  if ((qf == Family::kRect || qf == Family::kRotatedRect) &&
+      (families & Bit(Family::kRotatedRect))) {
+    if (blocking_kind != nullptr) *blocking_kind = ShapeKind::kRotatedRect;
+    return false;
+  }
+  return true;
+}
+
+bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
+                           Boundary boundary, const EntityFilter& filter,
+                           size_t max_hits,
+                           std::vector<OverlapHit>* hits) const {
+  assert(CanOverlap(at, KindOf(query), nullptr));
+  hits->clear();
+  const Impl& h = *impl_;
+  float values[scene::kMaxColumns];
+  scene::ShapeColumns(query, values);
+  const Aabb qbox = scene::BoundsOf(scene::FamilyOf(KindOf(query)), values);
+  const Span& span = h.SpanAt(at.tick);
+  ForEachOverlappingItem(span, qbox, [&](uint32_t item) {
+    uint64_t id;
+    Shape target;
+    if (!h.Candidate(span, item, at, filter, &id, &target)) return;
+    const IntersectResult r = Intersect(query, target, boundary);
+    if (r.hit) hits->push_back(OverlapHit{id, r});
+  });
+  std::sort(hits->begin(), hits->end(), scene::IdLess);
+  if (hits->size() <= max_hits) return false;
+  hits->resize(max_hits);
+  return true;
+}
+
+bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
+                           float max_gap, Boundary boundary,
+                           const EntityFilter& filter,
+                           std::vector<NearestHit>* hits) const {
+  hits->clear();
+  if (k == 0) return false;
+  const Impl& h = *impl_;
+  float values[scene::kMaxColumns];
+  scene::ShapeColumns(query, values);
+  const bool flat = scene::FamilyOf(KindOf(query)) == Family::kBall2;
+  const int dims = flat ? 2 : 3;
+  const float center[3] = {values[0], values[1], flat ? 0.0f : values[2]};
+  const float radius = flat ? values[2] : values[3];
+
+  std::priority_queue<NearestHit, std::vector<NearestHit>,
+                      decltype(&scene::GapLess)>
+      best(scene::GapLess);
+  const float scale = std::fabs(center[0]) + std::fabs(center[1]) +
+                      std::fabs(center[2]) + radius;
+  auto bound = [&] {
+    const float b = best.size() > k ? best.top().result.gap : max_gap;
+    return b + (scale + std::fabs(b)) * scene::kWiden;
+  };
+  const Span& span = h.SpanAt(at.tick);
+  auto consider = [&](uint32_t item) {
+    if (scene::GapLowerBound(span.boxes[item], center, radius, dims) >
+        bound()) {
+      return;
+    }
+    uint64_t id;
+    Shape target;
+    if (!h.Candidate(span, item, at, filter, &id, &target)) return;
+    NearestHit hit{id, ClosestPoint(query, target, boundary)};
+    if (!(hit.result.gap <= max_gap)) return;
+    if (best.size() <= k) {
+      best.push(hit);
+    } else if (scene::GapLess(hit, best.top())) {
+      best.pop();
+      best.push(hit);
+    }
+  };
+
+  const std::vector<BvhNode>& nodes = span.tree.nodes();
+  if (!nodes.empty()) {
+    scene::Pending stack[scene::kMaxDepth];
+    int top = 0;
+    stack[top++] = {scene::GapLowerBound(nodes[0].box, center, radius, dims),
+                    0};
+    while (top > 0) {
+      const scene::Pending p = stack[--top];
+      if (p.key > bound()) continue;
+      const BvhNode& node = nodes[p.node];
+      if (node.count > 0) {
+        // The leaf's entities nearest first: each one looked at costs a
+        // pose lookup, and the first ones tighten the bound for the rest.
+        Pending order[scene::kLeafSize];
+        uint32_t n = 0;
+        for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+          order[n++] = {
+              scene::GapLowerBound(span.boxes[i], center, radius, dims), i};
+        }
+        std::sort(order, order + n, [](const Pending& a, const Pending& b) {
+          return a.key < b.key;
+        });
+        for (uint32_t j = 0; j < n && order[j].key <= bound(); ++j) {
+          consider(order[j].node);
+        }
+        continue;
+      }
+      const float l0 =
+          scene::GapLowerBound(nodes[node.first].box, center, radius, dims);
+      const float l1 =
+          scene::GapLowerBound(nodes[node.first + 1].box, center, radius, dims);
+      // Nearer child on top.
+      if (l0 <= l1) {
+        stack[top++] = {l1, node.first + 1};
+        stack[top++] = {l0, node.first};
+      } else {
+        stack[top++] = {l0, node.first};
+        stack[top++] = {l1, node.first + 1};
+      }
+    }
+  }
+  for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
+    consider(static_cast<uint32_t>(i));
+  }
+  const bool truncated = best.size() > k;
+  if (truncated) best.pop();
+  hits->resize(best.size());
+  for (size_t i = best.size(); i-- > 0;) {
+    (*hits)[i] = best.top();
+    best.pop();
+  }
+  return truncated;
+}
+
+bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
+                        Boundary boundary, const EntityFilter& filter,
+                        bool all_hits, size_t max_hits,
+                        std::vector<CastHit>* hits) const {
+  hits->clear();
+  const Impl& h = *impl_;
+  const bool flat = h.dimension == SceneDimension::k2D;
+  const int dims = flat ? 2 : 3;
+  const scene::Segment segment = scene::CastSegment(cast, dims);
+
+  CastHit first_hit;
+  first_hit.result.distance = INFINITY;
+  bool have_first = false;
+  const Span& span = h.SpanAt(at.tick);
+  auto consider = [&](uint32_t item) {
+    if (scene::SegmentEntry(span.boxes[item], segment) == INFINITY) return;
+    uint64_t id;
+    Shape target;
+    if (!h.Candidate(span, item, at, filter, &id, &target)) return;
+    const CastResult r = scene::CastAgainst(cast, flat, target, boundary);
+    if (!r.hit) return;
+    const CastHit hit{id, r};
+    if (all_hits) {
+      hits->push_back(hit);
+    } else if (!have_first || scene::DistanceLess(hit, first_hit)) {
+      first_hit = hit;
+      have_first = true;
+    }
+  };
+  auto limit = [&] {
+    return all_hits || !have_first ? INFINITY : first_hit.result.distance;
+  };
+
+  const std::vector<BvhNode>& nodes = span.tree.nodes();
+  if (!nodes.empty()) {
+    scene::Pending stack[scene::kMaxDepth];
+    int top = 0;
+    const float entry = scene::SegmentEntry(nodes[0].box, segment);
+    if (entry != INFINITY) stack[top++] = {entry, 0};
+    while (top > 0) {
+      const scene::Pending p = stack[--top];
+      if (p.key > limit()) continue;
+      const BvhNode& node = nodes[p.node];
+      if (node.count > 0) {
+        for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+          consider(i);
+        }
+        continue;
+      }
+      const float t0 = scene::SegmentEntry(nodes[node.first].box, segment);
+      const float t1 = scene::SegmentEntry(nodes[node.first + 1].box, segment);
+      // Nearer child on top; misses are dropped.
+      const bool near0 = t0 <= t1;
+      const scene::Pending far = near0 ? scene::Pending{t1, node.first + 1}
+                                       : scene::Pending{t0, node.first};
+      const scene::Pending near = near0 ? scene::Pending{t0, node.first}
+                                        : scene::Pending{t1, node.first + 1};
+      if (far.key != INFINITY) stack[top++] = far;
+      if (near.key != INFINITY) stack[top++] = near;
+    }
+  }
+  for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
+    consider(static_cast<uint32_t>(i));
+  }
+  if (!all_hits) {
+    if (have_first && max_hits > 0) hits->push_back(first_hit);
+    return have_first && max_hits == 0;
+  }
+  std::sort(hits->begin(), hits->end(), scene::DistanceLess);
+  if (hits->size() <= max_hits) return false;
+  hits->resize(max_hits);
+  return true;
+}
+
+}  // namespace collision

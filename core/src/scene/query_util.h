@@ -1,0 +1,174 @@
+// Pieces the scene's queries share between the latest world (scene.cc) and
+// the rewound one (history_query.cc): bounds that prune the hierarchy, the
+// slab test of casts, and the orders of answers (scene.h).
+#ifndef COLLISION_CORE_SRC_SCENE_QUERY_UTIL_H_
+#define COLLISION_CORE_SRC_SCENE_QUERY_UTIL_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "collision/core/cast.h"
+#include "collision/core/scene.h"
+#include "scene/bvh.h"
+
+namespace collision {
+namespace scene {
+
+// Widening of query boxes, the same rule as entity boxes (store.cc).
+inline constexpr float kWiden = 1.0f / (1 << 18);
+
+// Lower bound of the ClosestPoint gap from the ball (c, radius) to any
+// shape inside the box. Outside the box: the distance to it. Inside: a
+// shape E within the box holds c at most as deep as the box does (leaving
+// E along any line happens no later than leaving the box), so the signed
+// distance is >= minus the distance from c to the box's nearest face.
+inline float GapLowerBound(const Aabb& box, const float* c, float radius,
+                           int dims) {
+  float d2 = 0.0f;
+  float depth = INFINITY;
+  for (int a = 0; a < dims; ++a) {
+    const float below = box.lo[a] - c[a];
+    const float above = c[a] - box.hi[a];
+    const float d = std::max(std::max(below, above), 0.0f);
+    d2 += d * d;
+    depth = std::min(depth, std::min(-below, -above));
+  }
+  if (d2 > 0.0f) return std::sqrt(d2) - radius;
+  return -std::max(depth, 0.0f) - radius;
+}
+
+// A cast's segment prepared for slab tests: the inverse direction once per
+// query (a multiply per axis instead of a divide).
+struct Segment {
+  float origin[3];
+  float inverse[3];
+  bool parallel[3];  // direction component exactly 0
+  float max_distance;
+  float grow;  // the sweep radius plus the widening (see store.cc)
+  int dims;
+};
+
+inline Segment MakeSegment(const CastQuery& c, float grow, int dims) {
+  Segment s;
+  const float o[3] = {c.origin.x, c.origin.y, c.origin.z};
+  const float d[3] = {c.direction.x, c.direction.y, c.direction.z};
+  for (int a = 0; a < 3; ++a) {
+    s.origin[a] = o[a];
+    s.parallel[a] = d[a] == 0.0f;
+    s.inverse[a] = s.parallel[a] ? 0.0f : 1.0f / d[a];
+  }
+  s.max_distance = c.max_distance;
+  s.grow = grow;
+  s.dims = dims;
+  return s;
+}
+
+// Entry parameter of the segment into the box grown by `grow`, or +inf when
+// it misses. Conservative: the box is widened by the cast's magnitude, far
+// more than the rounding of these few operations, so no candidate is lost.
+inline float SegmentEntry(const Aabb& box, const Segment& s) {
+  float t0 = 0.0f;
+  float t1 = s.max_distance;
+  for (int a = 0; a < s.dims; ++a) {
+    const float lo = box.lo[a] - s.grow;
+    const float hi = box.hi[a] + s.grow;
+    if (s.parallel[a]) {
+      if (s.origin[a] < lo || s.origin[a] > hi) return INFINITY;
+      continue;
+    }
+    float ta = (lo - s.origin[a]) * s.inverse[a];
+    float tb = (hi - s.origin[a]) * s.inverse[a];
+    if (ta > tb) std::swap(ta, tb);
+    t0 = std::max(t0, ta);
+    t1 = std::min(t1, tb);
+    if (t0 > t1) return INFINITY;
+  }
+  return t0;
+}
+
+// A node to visit, with the bound that orders and prunes it. Trivial, so a
+// traversal stack is not zero-filled on every query.
+struct Pending {
+  float key;
+  uint32_t node;
+};
+
+inline bool IdLess(const OverlapHit& a, const OverlapHit& b) {
+  return a.id < b.id;
+}
+inline bool GapLess(const NearestHit& a, const NearestHit& b) {
+  return a.result.gap < b.result.gap ||
+         (a.result.gap == b.result.gap && a.id < b.id);
+}
+inline bool DistanceLess(const CastHit& a, const CastHit& b) {
+  return a.result.distance < b.result.distance ||
+         (a.result.distance == b.result.distance && a.id < b.id);
+}
+
+// The segment a cast sweeps, grown by its radius and by the widening that
+// makes the pruning conservative at any coordinate size.
+inline Segment CastSegment(const CastQuery& cast, int dims) {
+  const float scale = std::fabs(cast.origin.x) + std::fabs(cast.origin.y) +
+                      std::fabs(cast.origin.z) + cast.max_distance +
+                      cast.radius;
+  return MakeSegment(cast, cast.radius + scale * kWiden + 1e-30f, dims);
+}
+
+// A cast's exact answer against one target (cast.h): a ray when the radius
+// is 0, else a swept circle (2D) or sphere (3D).
+inline CastResult CastAgainst(const CastQuery& cast, bool flat,
+                              const Shape& target, Boundary boundary) {
+  if (flat) {
+    const Vec2 o{cast.origin.x, cast.origin.y};
+    const Vec2 d{cast.direction.x, cast.direction.y};
+    return cast.radius > 0.0f
+               ? SweepCircle(o, cast.radius, d, cast.max_distance, target,
+                             boundary)
+               : RayCast(o, d, cast.max_distance, target, boundary);
+  }
+  return cast.radius > 0.0f
+             ? SweepSphere(cast.origin, cast.radius, cast.direction,
+                           cast.max_distance, target, boundary)
+             : RayCast(cast.origin, cast.direction, cast.max_distance, target,
+                       boundary);
+}
+
+// Calls visit(first, count) for every leaf of the tree whose box overlaps
+// `box`. Children are tested before they are pushed, and one of two that
+// overlap is visited next without a round trip through the stack.
+template <typename Visit>
+void ForEachOverlappingLeaf(const std::vector<BvhNode>& nodes, const Aabb& box,
+                            Visit&& visit) {
+  if (nodes.empty()) return;
+  uint32_t stack[kMaxDepth];
+  int top = 0;
+  uint32_t current = 0;
+  bool have = Overlaps(nodes[0].box, box);
+  while (true) {
+    if (!have) {
+      if (top == 0) break;
+      current = stack[--top];
+    }
+    have = false;
+    const BvhNode& node = nodes[current];
+    if (node.count > 0) {
+      visit(node.first, node.count);
+      continue;
+    }
+    const bool in0 = Overlaps(nodes[node.first].box, box);
+    const bool in1 = Overlaps(nodes[node.first + 1].box, box);
+    if (in0 && in1) stack[top++] = node.first + 1;
+    if (in0 || in1) {
+      current = in0 ? node.first : node.first + 1;
+      have = true;
+    }
+  }
+}
+
+}  // namespace scene
+}  // namespace collision
+
+#endif  // COLLISION_CORE_SRC_SCENE_QUERY_UTIL_H_

@@ -1,0 +1,584 @@
+// The scene: id map, staged updates, hierarchy upkeep and the four queries.
+// The narrow phase calls the kernels of kernels.h (overlap, nearest) on a
+// leaf's contiguous columns against the query broadcast into short columns,
+// and the scalar casts of cast.h per candidate; the hierarchy only prunes.
+#include "collision/core/scene.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <queue>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "collision/core/kernels.h"
+#include "collision/core/scalar.h"
+#include "scene/bvh.h"
+#include "scene/query_util.h"
+#include "scene/store.h"
+
+namespace collision {
+namespace {
+
+using scene::Aabb;
+using scene::BvhNode;
+using scene::DistanceLess;
+using scene::Family;
+using scene::GapLess;
+using scene::GapLowerBound;
+using scene::IdLess;
+using scene::kWiden;
+using scene::MakeSegment;
+using scene::Pending;
+using scene::Segment;
+using scene::SegmentEntry;
+using scene::Store;
+
+// Longest run handed to a kernel at once: a leaf (kLeafSize) or a chunk of
+// the tail. One AVX-512 vector of floats.
+constexpr size_t kRun = 16;
+static_assert(scene::kLeafSize <= kRun, "a leaf must fit one run");
+
+// Lanes a kernel runs for `n` stored entities: n rounded up to whole
+// vectors (the columns' padding makes the extra lanes readable), so no run
+// takes the kernels' tail path; their answers are ignored.
+size_t Lanes(size_t n) {
+  const size_t lanes = simd::FloatLanes();
+  return std::min(kRun, (n + lanes - 1) / lanes * lanes);
+}
+static_assert(kRun <= scene::kColumnPadding, "runs read into the padding");
+
+// Tail entries tolerated before a rebuild: a fixed floor plus 1/64 of the
+// tree, so the tail's scan stays a small share of a query while insert-heavy
+// ticks (projectiles spawning) do not rebuild every tick.
+constexpr size_t kTailFloor = 32;
+
+// The query's column values repeated kRun times: the kernels' `a` or `b`
+// operand against a run of stored entities.
+struct Broadcast {
+  std::array<std::array<float, kRun>, scene::kMaxColumns> values;
+  const float* cols[scene::kMaxColumns];
+
+  Broadcast(const float* v, size_t n) {
+    for (size_t c = 0; c < n; ++c) {
+      values[c].fill(v[c]);
+      cols[c] = values[c].data();
+    }
+  }
+};
+
+// Column pointers of a stored run starting at `slot`.
+struct Run {
+  const float* cols[scene::kMaxColumns];
+  Run(const Store& s, size_t slot) {
+    for (size_t c = 0; c < scene::ColumnCount(s.family); ++c) {
+      cols[c] = s.column(c, slot);
+    }
+  }
+};
+
+simd::BallColumns2 Ball2(const float* const* c) { return {c[0], c[1], c[2]}; }
+simd::RectColumns Rect4(const float* const* c) {
+  return {c[0], c[1], c[2], c[3]};
+}
+simd::RotatedRectColumns Rotated(const float* const* c) {
+  return {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+}
+simd::BallColumns3 Ball3(const float* const* c) {
+  return {c[0], c[1], c[2], c[3]};
+}
+simd::BoxColumns Box6(const float* const* c) {
+  return {c[0], c[1], c[2], c[3], c[4], c[5]};
+}
+
+// Intersect(query, entity) for n entities of family `ef` from `e`; the
+// kernels take the ball first and are symmetric otherwise (scalar.h).
+void IntersectRun(Family qf, const float* const* q, Family ef,
+                  const float* const* e, size_t n, Boundary b,
+                  const simd::IntersectOutputs& out) {
+  switch (qf) {
+    case Family::kBall2:
+      if (ef == Family::kBall2) {
+        simd::IntersectCircleCircle(Ball2(q), Ball2(e), n, b, out);
+      } else if (ef == Family::kRect) {
+        simd::IntersectCircleRect(Ball2(q), Rect4(e), n, b, out);
+      } else {
+        simd::IntersectCircleRotatedRect(Ball2(q), Rotated(e), n, b, out);
+      }
+      return;
+    case Family::kRect:
+      if (ef == Family::kBall2) {
+        simd::IntersectCircleRect(Ball2(e), Rect4(q), n, b, out);
+      } else {
+        simd::IntersectRectRect(Rect4(q), Rect4(e), n, b, out);
+      }
+      return;
+    case Family::kRotatedRect:
+      simd::IntersectCircleRotatedRect(Ball2(e), Rotated(q), n, b, out);
+      return;
+    case Family::kBall3:
+      if (ef == Family::kBall3) {
+        simd::IntersectSphereSphere(Ball3(q), Ball3(e), n, b, out);
+      } else {
+        simd::IntersectSphereBox(Ball3(q), Box6(e), n, b, out);
+      }
+      return;
+    case Family::kBox:
+      if (ef == Family::kBall3) {
+        simd::IntersectSphereBox(Ball3(e), Box6(q), n, b, out);
+      } else {
+        simd::IntersectBoxBox(Box6(q), Box6(e), n, b, out);
+      }
+      return;
+  }
+}
+
+void ClosestPointRun(Family qf, const float* const* q, Family ef,
+                     const float* const* e, size_t n, Boundary b,
+                     const simd::ClosestPointOutputs& out) {
+  if (qf == Family::kBall2) {
+    if (ef == Family::kBall2) {
+      simd::ClosestPointOnCircle(Ball2(q), Ball2(e), n, b, out);
+    } else if (ef == Family::kRect) {
+      simd::ClosestPointOnRect(Ball2(q), Rect4(e), n, b, out);
+    } else {
+      simd::ClosestPointOnRotatedRect(Ball2(q), Rotated(e), n, b, out);
+    }
+  } else if (ef == Family::kBall3) {
+    simd::ClosestPointOnSphere(Ball3(q), Ball3(e), n, b, out);
+  } else {
+    simd::ClosestPointOnBox(Ball3(q), Box6(e), n, b, out);
+  }
+}
+
+bool Passes(const Store& s, size_t slot, const EntityFilter& f) {
+  return (s.categories[slot] & f.mask) != 0 &&
+         !(f.exclude && s.ids[slot] == f.exclude_id);
+}
+
+// Calls visit(first, count) for every leaf whose box overlaps `box`, then
+// for the tail in runs.
+template <typename Visit>
+void ForEachOverlappingRun(const Store& s, const Aabb& box, Visit&& visit) {
+  scene::ForEachOverlappingLeaf(s.tree.nodes(), box, visit);
+  for (size_t b = s.tree_size; b < s.size(); b += kRun) {
+    visit(b, std::min(kRun, s.size() - b));
+  }
+}
+
+}  // namespace
+
+struct Scene::Impl {
+  struct Location {
+    uint32_t slot;
+    Family family;
+  };
+
+  explicit Impl(SceneDimension d) : dimension(d) {
+    for (int f = 0; f < scene::kNumFamilies; ++f) {
+      stores.emplace_back(static_cast<Family>(f));
+    }
+  }
+
+  Store& store(Family f) { return stores[static_cast<int>(f)]; }
+  const Store& store(Family f) const { return stores[static_cast<int>(f)]; }
+  // The families a query of this dimension can meet.
+  std::pair<int, int> FamilyRange() const {
+    return dimension == SceneDimension::k2D ? std::make_pair(0, 3)
+                                            : std::make_pair(3, 5);
+  }
+
+  void Maintain(Store& s);
+  void Rebuild(Store& s);
+
+  SceneDimension dimension;
+  std::vector<Store> stores;
+  absl::flat_hash_map<uint64_t, Location> where;
+  bool staged = false;
+  uint64_t rebuilds = 0;
+  uint64_t refits = 0;
+};
+
+void Scene::Impl::Maintain(Store& s) {
+  const size_t tail = s.size() - s.tree_size;
+  bool rebuild = tail > kTailFloor + s.tree_size / 64 ||
+                 (s.dead > kTailFloor && s.dead * 4 > s.size());
+  if (!rebuild && s.moved) {
+    s.tree.Refit(s.boxes.data());
+    s.moved = false;
+    ++refits;
+    // Movement loosens a refitted tree; rebuild once its leaves cover twice
+    // the area they did when built.
+    rebuild = s.tree.LeafCost() > 2.0f * s.built_cost;
+  }
+  if (rebuild) Rebuild(s);
+}
+
+void Scene::Impl::Rebuild(Store& s) {
+  std::vector<uint32_t> live;
+  live.reserve(s.size() - s.dead);
+  for (size_t slot = 0; slot < s.size(); ++slot) {
+    if (s.alive[slot]) live.push_back(static_cast<uint32_t>(slot));
+  }
+  std::vector<Aabb> boxes(live.size());
+  for (size_t i = 0; i < live.size(); ++i) boxes[i] = s.boxes[live[i]];
+  std::vector<uint32_t> order;
+  s.tree.Build(boxes, &order);
+
+  Store next(s.family);
+  const size_t ncols = scene::ColumnCount(s.family);
+  for (size_t c = 0; c < ncols; ++c) {
+    next.columns[c].resize(live.size() + scene::kColumnPadding, 0.0f);
+  }
+  next.ids.resize(live.size());
+  next.categories.resize(live.size());
+  next.alive.assign(live.size(), 1);
+  next.boxes.resize(live.size());
+  for (size_t i = 0; i < live.size(); ++i) {
+    const size_t from = live[order[i]];
+    for (size_t c = 0; c < ncols; ++c) next.columns[c][i] = s.columns[c][from];
+    next.ids[i] = s.ids[from];
+    next.categories[i] = s.categories[from];
+    next.boxes[i] = s.boxes[from];
+    where[next.ids[i]].slot = static_cast<uint32_t>(i);
+  }
+  next.tree = std::move(s.tree);
+  next.tree_size = live.size();
+  next.built_cost = next.tree.LeafCost();
+  s = std::move(next);
+  ++rebuilds;
+}
+
+Scene::Scene(SceneDimension dimension)
+    : impl_(std::make_unique<Impl>(dimension)) {}
+Scene::~Scene() = default;
+Scene::Scene(Scene&&) noexcept = default;
+Scene& Scene::operator=(Scene&&) noexcept = default;
+
+SceneDimension Scene::dimension() const { return impl_->dimension; }
+
+void Scene::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
+  assert(Is3D(KindOf(shape)) == (impl_->dimension == SceneDimension::k3D));
+  float values[scene::kMaxColumns];
+  scene::ShapeColumns(shape, values);
+  const Family family = scene::FamilyOf(KindOf(shape));
+  impl_->staged = true;
+  auto [it, inserted] = impl_->where.try_emplace(id);
+  if (!inserted) {
+    Impl::Location& at = it->second;
+    if (at.family == family) {
+      impl_->store(family).Write(at.slot, values, category);
+      return;
+    }
+    impl_->store(at.family).Kill(at.slot);
+  }
+  const size_t slot = impl_->store(family).Append(id, values, category);
+  it->second = Impl::Location{static_cast<uint32_t>(slot), family};
+}
+
+bool Scene::Remove(uint64_t id) {
+  auto it = impl_->where.find(id);
+  if (it == impl_->where.end()) return false;
+  impl_->store(it->second.family).Kill(it->second.slot);
+  impl_->where.erase(it);
+  impl_->staged = true;
+  return true;
+}
+
+void Scene::Clear() {
+  for (Store& s : impl_->stores) s = Store(s.family);
+  impl_->where.clear();
+  impl_->staged = false;
+}
+
+void Scene::Commit() {
+  if (!impl_->staged) return;
+  for (Store& s : impl_->stores) impl_->Maintain(s);
+  impl_->staged = false;
+}
+
+size_t Scene::size() const { return impl_->where.size(); }
+
+bool Scene::Contains(uint64_t id) const { return impl_->where.contains(id); }
+
+SceneStats Scene::Stats() const {
+  SceneStats stats;
+  stats.entities = impl_->where.size();
+  stats.memory_bytes =
+      impl_->where.capacity() * (sizeof(uint64_t) + sizeof(Impl::Location) + 1);
+  for (const Store& s : impl_->stores) stats.memory_bytes += s.memory_bytes();
+  stats.rebuilds = impl_->rebuilds;
+  stats.refits = impl_->refits;
+  return stats;
+}
+
+bool Scene::CanOverlap(ShapeKind query, ShapeKind* blocking_kind) const {
+  const Family qf = scene::FamilyOf(query);
+  Family blocked;
+  if (qf == Family::kRect) {
+    blocked = Family::kRotatedRect;
+  } else if (qf == Family::kRotatedRect) {
+    const bool rects =
+        impl_->store(Family::kRect).size() > impl_->store(Family::kRect).dead;
+    if (rects) {
+      if (blocking_kind != nullptr) *blocking_kind = ShapeKind::kRect;
+      return false;
+    }
+    blocked = Family::kRotatedRect;
+  } else {
+    return true;
+  }
+  const Store& s = impl_->store(blocked);
+  if (s.size() > s.dead) {
+    if (blocking_kind != nullptr) *blocking_kind = ShapeKind::kRotatedRect;
+    return false;
+  }
+  return true;
+}
+
+bool Scene::Overlap(const Shape& query, Boundary boundary,
+                    const EntityFilter& filter, size_t max_hits,
+                    std::vector<OverlapHit>* hits) const {
+  assert(!impl_->staged);
+  assert(CanOverlap(KindOf(query), nullptr));
+  hits->clear();
+  float values[scene::kMaxColumns];
+  scene::ShapeColumns(query, values);
+  const Family qf = scene::FamilyOf(KindOf(query));
+  const Broadcast q(values, scene::ColumnCount(qf));
+  const Aabb qbox = scene::BoundsOf(qf, values);
+
+  uint8_t hit[kRun];
+  Relation relation[kRun];
+  float separation[kRun];
+  const simd::IntersectOutputs out{hit, nullptr, relation, separation};
+  const auto [first, last] = impl_->FamilyRange();
+  for (int f = first; f < last; ++f) {
+    const Store& s = impl_->stores[f];
+    if (s.size() == s.dead) continue;
+    ForEachOverlappingRun(s, qbox, [&](size_t slot, size_t n) {
+      const Run e(s, slot);
+      IntersectRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
+      for (size_t i = 0; i < n; ++i) {
+        if (hit[i] && Passes(s, slot + i, filter)) {
+          hits->push_back(
+              OverlapHit{s.ids[slot + i],
+                         IntersectResult{true, relation[i], separation[i]}});
+        }
+      }
+    });
+  }
+  std::sort(hits->begin(), hits->end(), IdLess);
+  if (hits->size() <= max_hits) return false;
+  hits->resize(max_hits);
+  return true;
+}
+
+bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
+                    Boundary boundary, const EntityFilter& filter,
+                    std::vector<NearestHit>* hits) const {
+  assert(!impl_->staged);
+  hits->clear();
+  if (k == 0) return false;
+  float values[scene::kMaxColumns];
+  scene::ShapeColumns(query, values);
+  const Family qf = scene::FamilyOf(KindOf(query));
+  const bool flat = qf == Family::kBall2;
+  const int dims = flat ? 2 : 3;
+  const float center[3] = {values[0], values[1], flat ? 0.0f : values[2]};
+  const float radius = flat ? values[2] : values[3];
+  const Broadcast q(values, scene::ColumnCount(qf));
+
+  // The best k + 1 so far, worst on top: the (k+1)-th says "truncated".
+  std::priority_queue<NearestHit, std::vector<NearestHit>, decltype(&GapLess)>
+      best(GapLess);
+  const float scale = std::fabs(center[0]) + std::fabs(center[1]) +
+                      std::fabs(center[2]) + radius;
+  // Prune a box only when its lower bound exceeds the bound by more than
+  // the rounding of a float gap (relative to the coordinates' magnitude).
+  auto bound = [&] {
+    const float b = best.size() > k ? best.top().result.gap : max_gap;
+    return b + (scale + std::fabs(b)) * kWiden;
+  };
+
+  float cx[kRun], cy[kRun], cz[kRun], sx[kRun], sy[kRun], sz[kRun];
+  float nx[kRun], ny[kRun], nz[kRun], sd[kRun], gap[kRun];
+  uint8_t inside[kRun];
+  const simd::ClosestPointOutputs out{cx, cy, cz, sx, sy,  sz,
+                                      nx, ny, nz, sd, gap, inside};
+  auto leaf = [&](const Store& s, size_t slot, size_t n) {
+    const Run e(s, slot);
+    ClosestPointRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
+    for (size_t i = 0; i < n; ++i) {
+      if (!(gap[i] <= max_gap) || !Passes(s, slot + i, filter)) continue;
+      NearestHit h;
+      h.id = s.ids[slot + i];
+      h.result.closest_point = {cx[i], cy[i], flat ? 0.0f : cz[i]};
+      h.result.surface_point = {sx[i], sy[i], flat ? 0.0f : sz[i]};
+      h.result.normal = {nx[i], ny[i], flat ? 0.0f : nz[i]};
+      h.result.signed_distance = sd[i];
+      h.result.gap = gap[i];
+      h.result.inside = inside[i] != 0;
+      if (best.size() <= k) {
+        best.push(h);
+      } else if (GapLess(h, best.top())) {
+        best.pop();
+        best.push(h);
+      }
+    }
+  };
+
+  const auto [first, last] = impl_->FamilyRange();
+  for (int f = first; f < last; ++f) {
+    const Store& s = impl_->stores[f];
+    if (s.size() == s.dead) continue;
+    const std::vector<BvhNode>& nodes = s.tree.nodes();
+    if (!nodes.empty()) {
+      // Depth first, nearer child first (carried in registers, the farther
+      // one pushed), pruned by the k-th best gap.
+      Pending stack[scene::kMaxDepth];
+      int top = 0;
+      uint32_t current = 0;
+      float lb = GapLowerBound(nodes[0].box, center, radius, dims);
+      bool have = true;
+      while (true) {
+        if (!have) {
+          if (top == 0) break;
+          const Pending p = stack[--top];
+          current = p.node;
+          lb = p.key;
+        }
+        have = false;
+        if (lb > bound()) continue;
+        const BvhNode& node = nodes[current];
+        if (node.count > 0) {
+          leaf(s, node.first, node.count);
+          continue;
+        }
+        const float l0 =
+            GapLowerBound(nodes[node.first].box, center, radius, dims);
+        const float l1 =
+            GapLowerBound(nodes[node.first + 1].box, center, radius, dims);
+        const bool first_nearer = l0 <= l1;
+        stack[top++] = first_nearer ? Pending{l1, node.first + 1}
+                                    : Pending{l0, node.first};
+        current = first_nearer ? node.first : node.first + 1;
+        lb = first_nearer ? l0 : l1;
+        have = true;
+      }
+    }
+    for (size_t b = s.tree_size; b < s.size(); b += kRun) {
+      leaf(s, b, std::min(kRun, s.size() - b));
+    }
+  }
+  const bool truncated = best.size() > k;
+  if (truncated) best.pop();
+  hits->resize(best.size());
+  for (size_t i = best.size(); i-- > 0;) {
+    (*hits)[i] = best.top();
+    best.pop();
+  }
+  return truncated;
+}
+
+bool Scene::Cast(const CastQuery& cast, Boundary boundary,
+                 const EntityFilter& filter, bool all_hits, size_t max_hits,
+                 std::vector<CastHit>* hits) const {
+  assert(!impl_->staged);
+  hits->clear();
+  const bool flat = impl_->dimension == SceneDimension::k2D;
+  const int dims = flat ? 2 : 3;
+  const Segment segment = scene::CastSegment(cast, dims);
+
+  CastHit first_hit;
+  first_hit.result.distance = INFINITY;
+  bool have_first = false;
+  // Each candidate's exact answer from cast.h.
+  auto answer = [&](const Store& s, size_t slot) {
+    float v[scene::kMaxColumns];
+    for (size_t c = 0; c < scene::ColumnCount(s.family); ++c) {
+      v[c] = s.columns[c][slot];
+    }
+    return scene::CastAgainst(cast, flat, scene::ShapeFromColumns(s.family, v),
+                              boundary);
+  };
+  auto consider = [&](const Store& s, size_t slot) {
+    if (!Passes(s, slot, filter)) return;
+    if (SegmentEntry(s.boxes[slot], segment) == INFINITY) return;
+    const CastResult r = answer(s, slot);
+    if (!r.hit) return;
+    const CastHit h{s.ids[slot], r};
+    if (all_hits) {
+      hits->push_back(h);
+    } else if (!have_first || DistanceLess(h, first_hit)) {
+      first_hit = h;
+      have_first = true;
+    }
+  };
+  // Nodes farther than the best first hit cannot hold a nearer one.
+  auto limit = [&] {
+    return all_hits || !have_first ? INFINITY : first_hit.result.distance;
+  };
+
+  const auto [first, last] = impl_->FamilyRange();
+  for (int f = first; f < last; ++f) {
+    const Store& s = impl_->stores[f];
+    if (s.size() == s.dead) continue;
+    const std::vector<BvhNode>& nodes = s.tree.nodes();
+    if (!nodes.empty()) {
+      Pending stack[scene::kMaxDepth];
+      int top = 0;
+      // Depth first, nearer child first, carried in registers: only the
+      // farther child is pushed (pushing both and popping one at once cost
+      // a store-forwarding stall per node). Children that miss, or start
+      // beyond the best hit so far, are dropped.
+      uint32_t current = 0;
+      float entry = SegmentEntry(nodes[0].box, segment);
+      bool have = entry != INFINITY;
+      while (true) {
+        if (!have) {
+          if (top == 0) break;
+          const Pending p = stack[--top];
+          current = p.node;
+          entry = p.key;
+        }
+        have = false;
+        if (entry > limit()) continue;
+        const BvhNode& node = nodes[current];
+        if (node.count > 0) {
+          for (uint32_t i = 0; i < node.count; ++i) consider(s, node.first + i);
+          continue;
+        }
+        const float t0 = SegmentEntry(nodes[node.first].box, segment);
+        const float t1 = SegmentEntry(nodes[node.first + 1].box, segment);
+        const float bound = limit();
+        const bool in0 = t0 != INFINITY && t0 <= bound;
+        const bool in1 = t1 != INFINITY && t1 <= bound;
+        if (in0 && in1) {
+          const bool first_nearer = t0 <= t1;
+          stack[top++] = first_nearer ? Pending{t1, node.first + 1}
+                                      : Pending{t0, node.first};
+          current = first_nearer ? node.first : node.first + 1;
+          entry = first_nearer ? t0 : t1;
+          have = true;
+        } else if (in0 || in1) {
+          current = in0 ? node.first : node.first + 1;
+          entry = in0 ? t0 : t1;
+          have = true;
+        }
+      }
+    }
+    for (size_t slot = s.tree_size; slot < s.size(); ++slot) consider(s, slot);
+  }
+  if (!all_hits) {
+    if (have_first && max_hits > 0) hits->push_back(first_hit);
+    return have_first && max_hits == 0;
+  }
+  std::sort(hits->begin(), hits->end(), DistanceLess);
+  if (hits->size() <= max_hits) return false;
+  hits->resize(max_hits);
+  return true;
+}
+
+}  // namespace collision
