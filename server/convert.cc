@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "collision/core/kernels.h"
 #include "collision/core/scalar.h"
+#include "server/shape_parser.h"
 
 namespace collision::server {
 
@@ -84,166 +85,6 @@ WorkKind ClosestWorkKind(ShapeKind target) {
 }
 
 namespace {
-
-class Parser {
- public:
-  explicit Parser(Violations* v) : v_(v) {}
-
-  // A coordinate, offset or other signed length.
-  float Coord(float value, const std::string& path) {
-    if (!std::isfinite(value)) {
-      v_->Add(absl::StrCat(path, " must be finite, got ", value));
-    } else if (std::fabs(value) > kMaxMagnitude) {
-      v_->Add(absl::StrCat(path, " must be within [-1e9, 1e9], got ", value));
-    }
-    return value;
-  }
-
-  // A radius, width or height.
-  float Length(float value, const std::string& path) {
-    Coord(value, path);
-    if (value < 0) v_->Add(absl::StrCat(path, " must be >= 0, got ", value));
-    return value;
-  }
-
-  bool Required(bool present, const std::string& path) {
-    if (!present) v_->Add(absl::StrCat(path, " is required"));
-    return present;
-  }
-
-  Vec2 Point(bool present, const v1::Vec2& p, const std::string& path) {
-    if (!Required(present, path)) return {};
-    return Vec2{Coord(p.x(), path + ".x"), Coord(p.y(), path + ".y")};
-  }
-
-  Vec3 Point3(bool present, const v1::Vec3& p, const std::string& path) {
-    if (!Required(present, path)) return {};
-    return Vec3{Coord(p.x(), path + ".x"), Coord(p.y(), path + ".y"),
-                Coord(p.z(), path + ".z")};
-  }
-
-  Vec2 Size(bool present, const v1::Vec2& p, const std::string& path) {
-    if (!Required(present, path)) return {};
-    return Vec2{Length(p.x(), path + ".x"), Length(p.y(), path + ".y")};
-  }
-
-  void Ordered(float lo, float hi, const std::string& path,
-               const std::string& axis) {
-    if (std::isfinite(lo) && std::isfinite(hi) && hi < lo) {
-      v_->Add(absl::StrCat(path, ".max.", axis, " must be >= min.", axis, " (",
-                           lo, "), got ", hi));
-    }
-  }
-
-  Rotation Orientation(const v1::RotatedRect& r, const std::string& path) {
-    switch (r.orientation_case()) {
-      case v1::RotatedRect::kAngle: {
-        const float a = r.angle();
-        if (!std::isfinite(a)) {
-          v_->Add(absl::StrCat(path, ".angle must be finite, got ", a));
-        } else if (std::fabs(a) > kMaxAngle) {
-          v_->Add(absl::StrCat(path, ".angle must be within [-1e4, 1e4] ",
-                               "radians, got ", a));
-        } else {
-          // The same vectorised sin/cos as the columnar path, so that both
-          // wire forms give bit-identical answers (see kernels.h).
-          Rotation rotation;
-          simd::RotationFromAngleColumns(&a, 1, &rotation.cos, &rotation.sin);
-          return rotation;
-        }
-        return {};
-      }
-      case v1::RotatedRect::kRotation: {
-        const float c = r.rotation().cos();
-        const float s = r.rotation().sin();
-        if (!std::isfinite(c) || !std::isfinite(s)) {
-          v_->Add(absl::StrCat(path, ".rotation must be finite, got (", c, ", ",
-                               s, ")"));
-          return {};
-        }
-        const double norm = double{c} * c + double{s} * s;
-        if (std::fabs(norm - 1.0) > kRotationUnitTolerance) {
-          v_->Add(absl::StrCat(path, ".rotation (cos, sin) must have unit ",
-                               "length (cos^2 + sin^2 within 1e-5 of 1), ",
-                               "got (", c, ", ", s, ")"));
-          return {};
-        }
-        return Rotation{c, s};
-      }
-      case v1::RotatedRect::ORIENTATION_NOT_SET:
-        break;
-    }
-    v_->Add(absl::StrCat(path, ".orientation is required: set angle ",
-                         "(radians) or rotation (cos, sin)"));
-    return {};
-  }
-
-  std::optional<Shape> ParseShape(bool present, const v1::Shape& s,
-                                  const std::string& path) {
-    if (!Required(present, path)) return std::nullopt;
-    switch (s.kind_case()) {
-      case v1::Shape::kPoint:
-        return Point(true, s.point(), path + ".point");
-      case v1::Shape::kCircle: {
-        const std::string p = path + ".circle";
-        const auto& c = s.circle();
-        return Circle{Point(c.has_center(), c.center(), p + ".center"),
-                      Length(c.radius(), p + ".radius")};
-      }
-      case v1::Shape::kRect: {
-        const std::string p = path + ".rect";
-        const auto& r = s.rect();
-        Rect out{Point(r.has_min(), r.min(), p + ".min"),
-                 Point(r.has_max(), r.max(), p + ".max")};
-        if (r.has_min() && r.has_max()) {
-          Ordered(out.min.x, out.max.x, p, "x");
-          Ordered(out.min.y, out.max.y, p, "y");
-        }
-        return out;
-      }
-      case v1::Shape::kRotatedRect: {
-        const std::string p = path + ".rotated_rect";
-        const auto& r = s.rotated_rect();
-        RotatedRect out;
-        out.size = Size(r.has_size(), r.size(), p + ".size");
-        out.pivot = Point(r.has_pivot(), r.pivot(), p + ".pivot");
-        out.position = Point(r.has_position(), r.position(), p + ".position");
-        out.rotation = Orientation(r, p);
-        return out;
-      }
-      case v1::Shape::kPoint3:
-        return Point3(true, s.point3(), path + ".point3");
-      case v1::Shape::kSphere: {
-        const std::string p = path + ".sphere";
-        const auto& c = s.sphere();
-        return Sphere{Point3(c.has_center(), c.center(), p + ".center"),
-                      Length(c.radius(), p + ".radius")};
-      }
-      case v1::Shape::kBox: {
-        const std::string p = path + ".box";
-        const auto& b = s.box();
-        Box out{Point3(b.has_min(), b.min(), p + ".min"),
-                Point3(b.has_max(), b.max(), p + ".max")};
-        if (b.has_min() && b.has_max()) {
-          Ordered(out.min.x, out.max.x, p, "x");
-          Ordered(out.min.y, out.max.y, p, "y");
-          Ordered(out.min.z, out.max.z, p, "z");
-        }
-        return out;
-      }
-      case v1::Shape::KIND_NOT_SET:
-        break;
-    }
-    v_->Add(absl::StrCat(path, " has no shape set: set one of point, circle, ",
-                         "rect, rotated_rect, point3, sphere, box"));
-    return std::nullopt;
-  }
-
-  Violations* violations() { return v_; }
-
- private:
-  Violations* v_;
-};
 
 const char* const kSupportedPairs =
     "supported: point|circle vs point|circle|rect|rotated_rect, rect vs rect, "
@@ -372,8 +213,6 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
   return out;
 }
 
-namespace {
-
 v1::Relation ToProto(Relation r) {
   switch (r) {
     case Relation::kDisjoint:
@@ -392,7 +231,15 @@ void SetVec3(const Vec3& v, v1::Vec3* out) {
   out->set_z(v.z);
 }
 
-}  // namespace
+void SetClosestPointResult(const ClosestPointResult& r,
+                           v1::ClosestPointResult* out) {
+  SetVec3(r.closest_point, out->mutable_closest_point());
+  SetVec3(r.surface_point, out->mutable_surface_point());
+  SetVec3(r.normal, out->mutable_normal());
+  out->set_signed_distance(r.signed_distance);
+  out->set_gap(r.gap);
+  out->set_inside(r.inside);
+}
 
 void FillIntersectResponse(const ParsedIntersect& request,
                            const std::vector<IntersectResult>& results,
@@ -412,13 +259,7 @@ void FillClosestPointResponse(const std::vector<ClosestPointResult>& results,
   response->Clear();
   response->mutable_results()->Reserve(static_cast<int>(results.size()));
   for (const ClosestPointResult& r : results) {
-    v1::ClosestPointResult* out = response->add_results();
-    SetVec3(r.closest_point, out->mutable_closest_point());
-    SetVec3(r.surface_point, out->mutable_surface_point());
-    SetVec3(r.normal, out->mutable_normal());
-    out->set_signed_distance(r.signed_distance);
-    out->set_gap(r.gap);
-    out->set_inside(r.inside);
+    SetClosestPointResult(r, response->add_results());
   }
 }
 

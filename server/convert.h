@@ -95,6 +95,12 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
 absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
     const v1::ClosestPointRequest& request, const RequestLimits& limits);
 
+// Core results as wire values (shared by every response writer).
+v1::Relation ToProto(Relation r);
+void SetVec3(const Vec3& v, v1::Vec3* out);
+void SetClosestPointResult(const ClosestPointResult& r,
+                           v1::ClosestPointResult* out);
+
 // Writes results into `response` (which is cleared first).
 void FillIntersectResponse(const ParsedIntersect& request,
                            const std::vector<IntersectResult>& results,

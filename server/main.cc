@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "collision/core/batch.h"
+#include "common/usage.h"
 #include "server/server.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1:50051",
@@ -25,6 +26,21 @@ ABSL_FLAG(std::string, port_file, "",
           "if set, the bound port is written to this file once serving");
 ABSL_FLAG(int64_t, max_batch, 100000,
           "largest number of pairs or queries in one request");
+ABSL_FLAG(int64_t, scene_max_entities, 100000,
+          "entities one scene (SceneService.Session stream) may hold");
+ABSL_FLAG(int64_t, max_scenes, 256,
+          "scenes open at once on this server; beyond it a new scene is "
+          "refused with RESOURCE_EXHAUSTED");
+ABSL_FLAG(int64_t, scene_max_queries, 10000, "queries in one scene message");
+ABSL_FLAG(int64_t, scene_max_hits, 1000,
+          "hits one scene query may return (and the largest nearest k)");
+ABSL_FLAG(int64_t, scene_max_history_ticks, 1024,
+          "ticks of history one scene may keep for rewound queries "
+          "(config.history_ticks)");
+ABSL_FLAG(int64_t, scene_history_bytes, int64_t{64} << 20,
+          "memory one scene's history may hold; past it the oldest ticks "
+          "are dropped early (rewound queries older than what is kept are "
+          "clamped)");
 ABSL_FLAG(int, max_receive_message_bytes, 0,
           "largest request accepted on the wire, in bytes; 0 = what "
           "--max_batch items need (logged at start)");
@@ -127,9 +143,12 @@ bool WritePortFile(const std::string& path, int port) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Serves collision.v1.CollisionService (Intersect, ClosestPoint) with "
-      "health checking and reflection.");
+  collision::ConfigureUsage(
+      "collision_server", "server/main.cc", collision::SimdTargetName(),
+      "Serves collision.v1.CollisionService (Intersect, ClosestPoint, "
+      "QueryStream) and collision.v1.SceneService with health checking and "
+      "reflection.\n  collision_server --address=0.0.0.0:50051 "
+      "[--metrics_address=0.0.0.0:9464] [flags below]");
   absl::ParseCommandLine(argc, argv);
 
   // Block the stop signals in every thread; one thread waits for them.
@@ -144,6 +163,21 @@ int main(int argc, char** argv) {
   options.service.limits.max_batch = static_cast<std::size_t>(
       std::max<int64_t>(0, absl::GetFlag(FLAGS_max_batch)));
   options.service.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  auto at_least_1 = [](int64_t v) {
+    return static_cast<std::size_t>(std::max<int64_t>(1, v));
+  };
+  options.service.scenes.max_entities =
+      at_least_1(absl::GetFlag(FLAGS_scene_max_entities));
+  options.service.scenes.max_scenes =
+      at_least_1(absl::GetFlag(FLAGS_max_scenes));
+  options.service.scenes.max_queries =
+      at_least_1(absl::GetFlag(FLAGS_scene_max_queries));
+  options.service.scenes.max_hits =
+      at_least_1(absl::GetFlag(FLAGS_scene_max_hits));
+  options.service.scenes.max_history_ticks =
+      at_least_1(absl::GetFlag(FLAGS_scene_max_history_ticks));
+  options.service.scenes.history_bytes =
+      at_least_1(absl::GetFlag(FLAGS_scene_history_bytes));
   options.service.retry_pushback_ms = absl::GetFlag(FLAGS_retry_pushback_ms);
   options.service.worker_threads = static_cast<std::size_t>(
       std::max(0, absl::GetFlag(FLAGS_worker_threads)));
@@ -194,6 +228,10 @@ int main(int argc, char** argv) {
       " transport_memory_bytes=", options.transport_memory_bytes,
       " memory_limit_bytes=", options.memory_limit_bytes,
       " max_concurrent_streams=", options.max_concurrent_streams,
+      " max_scenes=", options.service.scenes.max_scenes,
+      " scene_max_history_ticks=", options.service.scenes.max_history_ticks,
+      " scene_history_bytes=", options.service.scenes.history_bytes,
+      " scene_max_entities=", options.service.scenes.max_entities,
       " open_files=", open_files, " reflection=", (*server)->reflection(),
       " tls=",
       options.tls.cert_chain_file.empty()

@@ -55,13 +55,18 @@ struct KnownMethod {
   std::string_view type;
 };
 // Each RPC with the only gRPC type it has (see collision.proto).
-constexpr std::array<KnownMethod, 5> kKnownMethods = {{
+// SceneSession is collision.v1.SceneService/Session, counted with these.
+constexpr std::array<KnownMethod, 6> kKnownMethods = {{
     {"Intersect", "unary"},
     {"ClosestPoint", "unary"},
     {"IntersectColumns", "unary"},
     {"ClosestPointColumns", "unary"},
     {"QueryStream", "bidi_stream"},
+    {"SceneSession", "bidi_stream"},
 }};
+
+constexpr std::array<std::string_view, 4> kSceneQueryKinds = {
+    "overlap", "nearest", "raycast", "sweep"};
 
 constexpr std::array<std::string_view, 12> kKnownKinds = {
     "circle_circle",
@@ -241,6 +246,11 @@ class NullMetrics final : public Metrics {
   void PairsProcessed(const std::string&, uint64_t) override {}
   void Rejected(const std::string&) override {}
   void SetInFlight(int64_t) override {}
+  void ScenesChanged(int64_t, int64_t) override {}
+  void SceneQueries(const std::string&, uint64_t) override {}
+  void SceneMessageHandled(double) override {}
+  void SceneRewoundQueries(uint64_t, uint64_t) override {}
+  void SceneHistoryChanged(int64_t) override {}
 };
 
 class PrometheusMetricsImpl final : public PrometheusMetrics {
@@ -279,7 +289,43 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
                        .Name("collision_in_flight")
                        .Help("Requests being computed right now.")
                        .Register(*registry_)
-                       .Add({})) {
+                       .Add({})),
+        scenes_(prometheus::BuildGauge()
+                    .Name("collision_scenes_open")
+                    .Help("Scenes (SceneService.Session streams) open.")
+                    .Register(*registry_)
+                    .Add({})),
+        scene_entities_(prometheus::BuildGauge()
+                            .Name("collision_scene_entities")
+                            .Help("Entities in all open scenes.")
+                            .Register(*registry_)
+                            .Add({})),
+        scene_queries_(prometheus::BuildCounter()
+                           .Name("collision_scene_queries_total")
+                           .Help("Scene queries answered, by kind.")
+                           .Register(*registry_)),
+        scene_message_(std::make_shared<HistogramFamily>(
+            "collision_scene_message_seconds",
+            "Time to apply and answer one scene message, in seconds.")),
+        scene_message_seconds_(scene_message_->Add({})),
+        rewound_(prometheus::BuildCounter()
+                     .Name("collision_scene_rewound_queries_total")
+                     .Help("Rewound scene queries (with `at`) answered, by "
+                           "whether the moment was clamped to the oldest "
+                           "tick kept.")
+                     .Register(*registry_)),
+        rewound_exact_(rewound_.Add({{"clamped", "false"}})),
+        rewound_clamped_(rewound_.Add({{"clamped", "true"}})),
+        history_bytes_(prometheus::BuildGauge()
+                           .Name("collision_scene_history_bytes")
+                           .Help("Memory held by the histories of all open "
+                                 "scenes (rewound queries), in bytes.")
+                           .Register(*registry_)
+                           .Add({})) {
+    for (std::size_t i = 0; i < kSceneQueryKinds.size(); ++i) {
+      known_scene_queries_[i] =
+          &scene_queries_.Add({{"kind", std::string(kSceneQueryKinds[i])}});
+    }
     for (std::size_t i = 0; i < kKnownMethods.size(); ++i) {
       known_methods_[i] = MakeSeries(std::string(kKnownMethods[i].name),
                                      std::string(kKnownMethods[i].type));
@@ -324,6 +370,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     port_ = ports.front();
     exposer_->RegisterCollectable(registry_);
     exposer_->RegisterCollectable(handling_);
+    exposer_->RegisterCollectable(scene_message_);
     return absl::OkStatus();
   }
 
@@ -368,6 +415,32 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
 
   void SetInFlight(int64_t in_flight) override {
     in_flight_.Set(static_cast<double>(in_flight));
+  }
+
+  void ScenesChanged(int64_t scenes_delta, int64_t entities_delta) override {
+    scenes_.Increment(static_cast<double>(scenes_delta));
+    scene_entities_.Increment(static_cast<double>(entities_delta));
+  }
+
+  void SceneQueries(const std::string& kind, uint64_t count) override {
+    const int i = IndexOf(kind, kSceneQueryKinds);
+    prometheus::Counter& c =
+        i >= 0 ? *known_scene_queries_[static_cast<std::size_t>(i)]
+               : scene_queries_.Add({{"kind", kind}});
+    c.Increment(static_cast<double>(count));
+  }
+
+  void SceneMessageHandled(double seconds) override {
+    scene_message_seconds_->Observe(seconds);
+  }
+
+  void SceneRewoundQueries(uint64_t count, uint64_t clamped) override {
+    rewound_exact_.Increment(static_cast<double>(count - clamped));
+    rewound_clamped_.Increment(static_cast<double>(clamped));
+  }
+
+  void SceneHistoryChanged(int64_t bytes_delta) override {
+    history_bytes_.Increment(static_cast<double>(bytes_delta));
   }
 
  private:
@@ -425,6 +498,16 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   prometheus::Family<prometheus::Counter>& pairs_;
   prometheus::Family<prometheus::Counter>& rejected_;
   prometheus::Gauge& in_flight_;
+  prometheus::Gauge& scenes_;
+  prometheus::Gauge& scene_entities_;
+  prometheus::Family<prometheus::Counter>& scene_queries_;
+  std::shared_ptr<HistogramFamily> scene_message_;
+  AtomicHistogram* scene_message_seconds_;
+  prometheus::Family<prometheus::Counter>& rewound_;
+  prometheus::Counter& rewound_exact_;
+  prometheus::Counter& rewound_clamped_;
+  prometheus::Gauge& history_bytes_;
+  std::array<prometheus::Counter*, 4> known_scene_queries_{};
 
   // Written once in the constructor, read-only afterwards.
   std::array<MethodSeries, kKnownMethods.size()> known_methods_;

@@ -42,6 +42,19 @@ class Metrics {
   virtual void Rejected(const std::string& reason) = 0;
   // Requests being computed right now.
   virtual void SetInFlight(int64_t in_flight) = 0;
+  // Scenes (SceneService.Session streams with a scene) opened (+1) or
+  // closed (-1), and the change in their total entity count.
+  virtual void ScenesChanged(int64_t scenes_delta, int64_t entities_delta) = 0;
+  // Scene queries answered, by kind: "overlap", "nearest", "raycast",
+  // "sweep".
+  virtual void SceneQueries(const std::string& kind, uint64_t count) = 0;
+  // Time to apply and answer one scene message (update and queries).
+  virtual void SceneMessageHandled(double seconds) = 0;
+  // Rewound scene queries (with `at`) answered, and how many of them were
+  // clamped to the oldest tick kept.
+  virtual void SceneRewoundQueries(uint64_t count, uint64_t clamped) = 0;
+  // The change in the memory all scene histories hold.
+  virtual void SceneHistoryChanged(int64_t bytes_delta) = 0;
 };
 
 // A Metrics that records nothing (when no metrics address is configured).

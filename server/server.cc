@@ -1,12 +1,16 @@
 #include "server/server.h"
 
 #include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -22,6 +26,46 @@
 namespace collision::server {
 
 namespace {
+
+// Why gRPC could not listen on `address` (it only says that it could not):
+// the same bind tried again, and its error.
+std::string WhyCannotListen(const std::string& address, bool reuseport) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return "the address has no :port";
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string port = address.substr(colon + 1);
+  const int gai = getaddrinfo(host.empty() ? nullptr : host.c_str(),
+                              port.c_str(), &hints, &found);
+  if (gai != 0) return absl::StrCat("cannot resolve it: ", gai_strerror(gai));
+  std::string why = "unknown (it was free when tried again)";
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    const int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (reuseport) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    const bool bound = bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+    const int error = errno;
+    close(fd);
+    if (!bound) {
+      why = std::strerror(error);
+      if (error == EADDRINUSE) why += " (another process listens on it)";
+      break;
+    }
+  }
+  freeaddrinfo(found);
+  return why;
+}
 
 // Resident memory of this process (from /proc/self/statm), 0 if unknown.
 int64_t ResidentBytes() {
@@ -209,10 +253,14 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
                              options.permit_keepalive_without_calls ? 1 : 0);
   if (!reflection) builder.SetOption(std::make_unique<WithoutReflection>());
   builder.RegisterService(server->service_.get());
+  server->scene_service_ =
+      std::make_unique<SceneServiceImpl>(server->service_.get());
+  builder.RegisterService(server->scene_service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", options.address));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", options.address, ": ",
+        WhyCannotListen(options.address, options.allow_reuseport)));
   }
   const std::string host =
       options.address.substr(0, options.address.rfind(':'));

@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
+#include "server/scene_session.h"
 #include "server/service.h"
 
 namespace collision::server {
@@ -137,6 +138,7 @@ class CollisionServer {
   std::unique_ptr<Metrics> metrics_;
   int metrics_port_ = 0;
   std::unique_ptr<CollisionServiceImpl> service_;
+  std::unique_ptr<SceneServiceImpl> scene_service_;  // uses service_
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::string address_;

@@ -8,13 +8,13 @@
 #include "absl/time/clock.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
+#include "server/stream_reactor.h"
 #include "server/wire_precheck.h"
 
 namespace collision::server {
 namespace {
 
 constexpr char kUnary[] = "unary";
-constexpr char kBidi[] = "bidi_stream";
 
 std::size_t ItemCount(const v1::IntersectRequest& r) {
   return static_cast<std::size_t>(r.pairs_size());
@@ -407,288 +407,71 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPointColumns(
       });
 }
 
-// One message at a time: read, compute (inline or on the pool), write, read
-// the next. Responses therefore leave in request order. A rejected message
-// gets a response with `error` and the stream goes on; a message that is not
-// a QueryStreamRequest at all ends the stream with INVALID_ARGUMENT naming
-// its position. Each message's request and response live on an arena of
-// their own, freed once the answer is encoded: a large message does not
-// stay in memory for the rest of the stream.
-//
-// Past max_stream_age the stream is ended at a message boundary (see
-// ServiceOptions); a timer ends an idle one.
-class QueryStreamReactor final
-    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
- public:
-  QueryStreamReactor(CollisionServiceImpl* service,
-                     grpc::CallbackServerContext* context)
-      : service_(service), context_(context), start_(absl::Now()) {
-    service_->metrics_->CallStarted("QueryStream", kBidi);
-    grpc::Status early = service_->Authenticate(context);
-    if (early.ok()) early = service_->CheckMetadata(context);
-    if (!early.ok()) {
-      End(early);
-      return;
-    }
-    const absl::Duration max_age = service_->options_.max_stream_age;
-    if (max_age > absl::ZeroDuration()) {
-      refs_.store(2);  // OnDone's and the age timer's
-      HandOff(this);   // to the timer's thread (through gRPC's executor)
-      age_timer_.Set(absl::ToChronoTime(start_ + max_age),
-                     [this](bool fired) { OnAged(fired); });
-    }
-    Read();
+// QueryStream: each message is one of the four pairwise requests.
+struct QueryStreamSession {
+  using Request = v1::QueryStreamRequest;
+  using Response = v1::QueryStreamResponse;
+  static constexpr char kMethod[] = "QueryStream";
+
+  QueryStreamSession(CollisionServiceImpl* s, grpc::CallbackServerContext*)
+      : service(s) {}
+
+  grpc::Status Precheck(const grpc::ByteBuffer& bytes) {
+    return service->Precheck<Request>(bytes);
   }
 
-  void OnReadDone(bool ok) override {
-    TakeOver(this);
-    if (!ok) {  // the client half-closed, or the call is gone
-      End(grpc::Status::OK);
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      reading_ = false;
-    }
-    ++messages_;
-    service_->metrics_->MessageReceived("QueryStream", kBidi);
-    call_ = std::make_unique<Call>();
-    // The sequence is read off the bytes so that even a message shed
-    // before parsing is answered under its own sequence.
-    call_->response->set_sequence(ReadBytes(
-        request_bytes_, [](auto* in) { return PeekStreamSequence(in); }));
-    if (grpc::Status shed; !AdmitMessage(&shed)) {
-      request_bytes_.Clear();
-      SetError(shed);
-      Write();
-      return;
-    }
-    if (grpc::Status s =
-            service_->Precheck<v1::QueryStreamRequest>(request_bytes_);
-        !s.ok()) {
-      request_bytes_.Clear();
-      SetError(s);
-      Write();
-      return;
-    }
-    if (!ParseMessage(request_bytes_, call_->request)) {
-      ReleaseMessage();
-      service_->metrics_->Rejected("invalid_argument");
-      End(NotAMessage<v1::QueryStreamRequest>(
-          absl::StrCat("message ", messages_, " of the stream"),
-          request_bytes_.Length()));
-      return;
-    }
-    request_bytes_.Clear();
-    if (!service_->options_.before_compute &&
-        ItemCount() <= service_->options_.inline_max_items) {
-      Process();
-      Write();
-      return;
-    }
-    service_->pool_.Submit([this] {
-      if (service_->options_.before_compute) {
-        service_->options_.before_compute(context_);
-      }
-      Process();
-      Write();
-    });
+  bool ComputeInline(const Request& request) const {
+    return Items(request) <= service->options().inline_max_items;
   }
 
-  void OnWriteDone(bool ok) override {
-    TakeOver(this);
-    response_bytes_.Clear();
-    ReleaseMessage();  // the answer is with the transport now
-    if (!ok) {
-      End(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
-      return;
-    }
-    service_->metrics_->MessageSent("QueryStream", kBidi);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!aged_) {
-        reading_ = true;
-        Read();
-        return;
-      }
-    }
-    EndAged();  // between two messages: the last one read has its answer
-  }
-
-  void OnDone() override {
-    TakeOver(this);
-    age_timer_.Cancel();
-    ReleaseMessage();  // a write that never completed
-    service_->metrics_->CallHandled(
-        "QueryStream", kBidi,
-        context_->IsCancelled() ? grpc::StatusCode::CANCELLED : end_code_,
-        absl::ToDoubleSeconds(absl::Now() - start_));
-    HandOff(service_);  // the server's shutdown waits for OnDone to return
-    Unref();
-  }
-
- private:
-  struct Call : ArenaCall<v1::QueryStreamRequest, v1::QueryStreamResponse> {};
-
-  // The in-flight slot of the message in hand, held from its admission
-  // until its answer is handed to the transport.
-  bool AdmitMessage(grpc::Status* why) {
-    held_bytes_ = request_bytes_.Length();
-    admitted_ = service_->Admit(held_bytes_, connection_, why);
-    return admitted_;
-  }
-  void ReleaseMessage() {
-    if (!admitted_) return;
-    admitted_ = false;
-    service_->Release(held_bytes_, connection_);
-  }
-
-  // The reactor's three ways on; each hands it to the next callback.
-  void Read() {
-    HandOff(this);
-    StartRead(&request_bytes_);
-  }
-  void End(const grpc::Status& s) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (ended_) return;
-      ended_ = true;
-    }
-    end_code_ = s.error_code();
-    HandOff(this);
-    Finish(s);
-  }
-
-  // The age timer fired (or was cancelled, `fired` false). An idle stream
-  // (waiting for its next message) ends now; one with a message in hand
-  // ends after answering it (OnWriteDone).
-  void OnAged(bool fired) {
-    TakeOver(this);
-    bool idle = false;
-    if (fired) {
-      std::lock_guard<std::mutex> lock(mu_);
-      aged_ = true;
-      idle = reading_;
-    }
-    if (idle) EndAged();
-    Unref();
-  }
-
-  void EndAged() {
-    context_->AddTrailingMetadata("collision-stream-end", "max-age");
-    End(grpc::Status(
-        grpc::StatusCode::UNAVAILABLE,
-        absl::StrCat("stream ended at its maximum age (",
-                     absl::FormatDuration(service_->options_.max_stream_age),
-                     ") so that clients move to fresh connections, between "
-                     "two messages: reopen the stream and resend the "
-                     "messages that have no answer")));
-  }
-
-  void Unref() {
-    HandOff(this);  // the last Unref deletes, maybe on the other thread
-    if (refs_.fetch_sub(1) == 1) {
-      TakeOver(this);
-      delete this;
-    }
-  }
-
-  // Encodes the response, frees the message's arena and sends the bytes
-  // (unless the age timer ended the stream meanwhile: then the answer is
-  // dropped, and the client resends the message on its new stream).
-  void Write() {
-    const grpc::Status s = SerializeMessage(*call_->response, &response_bytes_);
-    call_.reset();
-    if (!s.ok()) {
-      End(s);
-      return;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (ended_) return;
-    HandOff(this);
-    StartWrite(&response_bytes_);
-  }
-
-  void SetError(const grpc::Status& s) {
-    v1::QueryStreamResponse* response = call_->response;
-    response->clear_answer();
-    response->mutable_error()->set_code(static_cast<int>(s.error_code()));
-    response->mutable_error()->set_message(s.error_message());
-    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-      service_->metrics_->Rejected("invalid_argument");
-    }
-  }
-
-  std::size_t ItemCount() const {
-    const v1::QueryStreamRequest& request = *call_->request;
+  static std::size_t Items(const Request& request) {
     switch (request.query_case()) {
-      case v1::QueryStreamRequest::kIntersect:
+      case Request::kIntersect:
         return static_cast<std::size_t>(request.intersect().pairs_size());
-      case v1::QueryStreamRequest::kClosestPoint:
+      case Request::kClosestPoint:
         return static_cast<std::size_t>(request.closest_point().queries_size());
-      case v1::QueryStreamRequest::kIntersectColumns:
+      case Request::kIntersectColumns:
         return server::ItemCount(request.intersect_columns());
-      case v1::QueryStreamRequest::kClosestPointColumns:
+      case Request::kClosestPointColumns:
         return server::ItemCount(request.closest_point_columns());
       default:
         return 0;
     }
   }
 
-  void Process() {
-    const HandlerContext c = service_->MakeContext(context_);
-    const v1::QueryStreamRequest& request = *call_->request;
-    v1::QueryStreamResponse* response = call_->response;
-    grpc::Status s;
+  grpc::Status Process(const Request& request, Response* response,
+                       grpc::CallbackServerContext* context) {
+    const HandlerContext c = service->MakeContext(context);
     switch (request.query_case()) {
-      case v1::QueryStreamRequest::kIntersect:
-        s = HandleIntersect(request.intersect(), response->mutable_intersect(),
-                            c);
-        break;
-      case v1::QueryStreamRequest::kClosestPoint:
-        s = HandleClosestPoint(request.closest_point(),
-                               response->mutable_closest_point(), c);
-        break;
-      case v1::QueryStreamRequest::kIntersectColumns:
-        s = HandleIntersectColumns(request.intersect_columns(),
-                                   response->mutable_intersect_columns(), c);
-        break;
-      case v1::QueryStreamRequest::kClosestPointColumns:
-        s = HandleClosestPointColumns(request.closest_point_columns(),
-                                      response->mutable_closest_point_columns(),
-                                      c);
-        break;
+      case Request::kIntersect:
+        return HandleIntersect(request.intersect(),
+                               response->mutable_intersect(), c);
+      case Request::kClosestPoint:
+        return HandleClosestPoint(request.closest_point(),
+                                  response->mutable_closest_point(), c);
+      case Request::kIntersectColumns:
+        return HandleIntersectColumns(request.intersect_columns(),
+                                      response->mutable_intersect_columns(), c);
+      case Request::kClosestPointColumns:
+        return HandleClosestPointColumns(
+            request.closest_point_columns(),
+            response->mutable_closest_point_columns(), c);
       default:
-        s = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                         "query is required: set intersect, closest_point, "
-                         "intersect_columns or closest_point_columns");
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            "query is required: set intersect, closest_point, "
+                            "intersect_columns or closest_point_columns");
     }
-    if (!s.ok()) SetError(s);
   }
 
-  CollisionServiceImpl* const service_;
-  grpc::CallbackServerContext* const context_;
-  const absl::Time start_;
-  grpc::StatusCode end_code_ = grpc::StatusCode::OK;
-  uint64_t messages_ = 0;  // read so far
-  grpc::ByteBuffer request_bytes_;
-  grpc::ByteBuffer response_bytes_;
-  std::unique_ptr<Call> call_;  // the message being handled
-  bool admitted_ = false;       // holds an in-flight slot
-  std::size_t held_bytes_ = 0;
-  const std::string connection_ = context_->peer();
-  // The reactor is deleted when OnDone and the age timer have both run.
-  std::atomic<int> refs_{1};
-  grpc::Alarm age_timer_;
-  std::mutex mu_;        // the age timer runs beside the reactor's callbacks
-  bool reading_ = true;  // waiting for a message (none in hand)
-  bool aged_ = false;
-  bool ended_ = false;
+  static void ClearAnswer(Response* response) { response->clear_answer(); }
+  void Ended() {}
+
+  CollisionServiceImpl* const service;
 };
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 CollisionServiceImpl::QueryStream(grpc::CallbackServerContext* context) {
-  return new QueryStreamReactor(this, context);
+  return new StreamReactor<QueryStreamSession>(this, context);
 }
 
 }  // namespace collision::server

@@ -20,6 +20,7 @@
 #include "server/handlers.h"
 #include "server/metrics.h"
 #include "server/raw_messages.h"
+#include "server/scene_request.h"
 #include "server/security.h"
 #include "server/worker_pool.h"
 
@@ -66,6 +67,8 @@ struct ServiceOptions {
   // sets it below the connection's age + grace, so that the transport never
   // cuts a stream first. Zero: never.
   absl::Duration max_stream_age = absl::ZeroDuration();
+  // Limits of SceneService.Session streams (scene_request.h).
+  SceneLimits scenes;
   // Test seam: runs on the worker right before each admitted request is
   // computed (tests block here to hold a slot or let a deadline pass).
   std::function<void(grpc::CallbackServerContext*)> before_compute;
@@ -119,8 +122,11 @@ class CollisionServiceImpl final : public RawCollisionService {
   const ServiceOptions& options() const { return options_; }
 
  private:
-  friend class QueryStreamReactor;
+  template <typename Session>
+  friend class StreamReactor;
   friend class UnaryCall;
+  friend struct QueryStreamSession;
+  friend class SceneSession;
 
   // Takes an in-flight slot for a request of `bytes` encoded bytes; false
   // (and nothing taken) when full, or when more than 4 x max_in_flight
@@ -158,6 +164,7 @@ class CollisionServiceImpl final : public RawCollisionService {
   const ServiceOptions options_;
   Metrics* const metrics_;
   std::atomic<int> in_flight_{0};
+  std::atomic<std::size_t> open_scenes_{0};  // SceneSession streams' scenes
   std::atomic<int64_t> in_flight_bytes_{0};
   // Unary answers handed to gRPC and not yet taken by the transport (until
   // the call's OnDone): a backlog inside gRPC, or callers that do not read.

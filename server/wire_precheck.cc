@@ -95,6 +95,48 @@ absl::Status PrecheckRequestSize(
   return absl::OkStatus();
 }
 
+absl::Status PrecheckSceneRequest(
+    google::protobuf::io::ZeroCopyInputStream* bytes, uint64_t max_upserts,
+    uint64_t max_queries) {
+  // SceneRequest: update = 3 (SceneUpdate: upserts = 3, upsert_columns = 4;
+  // a column group holds packed numbers, which do not amplify), queries = 4.
+  CodedInputStream in(bytes);
+  uint64_t entities = 0;
+  uint64_t queries = 0;
+  auto count_in = [&in](uint64_t* count, uint32_t f1, uint32_t f2) {
+    for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+      if (IsMessageField(tag, f1) || IsMessageField(tag, f2)) ++*count;
+      if (!WireFormatLite::SkipField(&in, tag)) return false;
+    }
+    return true;
+  };
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    if (IsMessageField(tag, 3)) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length) || length > INT32_MAX) break;
+      const CodedInputStream::Limit limit =
+          in.PushLimit(static_cast<int>(length));
+      const bool ok = count_in(&entities, 3, 4);
+      in.PopLimit(limit);
+      if (!ok) break;
+    } else {
+      if (IsMessageField(tag, 4)) ++queries;
+      if (!WireFormatLite::SkipField(&in, tag)) break;
+    }
+  }
+  if (entities > max_upserts) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "update holds ", entities, " upserts and column groups, over this ",
+        "scene's limit of ", max_upserts, " entities"));
+  }
+  if (queries > max_queries) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "queries has ", queries, " queries, over this server's limit of ",
+        max_queries, " per message; split them over several messages"));
+  }
+  return absl::OkStatus();
+}
+
 uint64_t PeekStreamSequence(google::protobuf::io::ZeroCopyInputStream* bytes) {
   CodedInputStream in(bytes);
   uint64_t sequence = 0;

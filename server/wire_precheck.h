@@ -57,9 +57,17 @@ absl::Status PrecheckRequestSize(
     google::protobuf::io::ZeroCopyInputStream* bytes, RequestMessage message,
     const RequestLimits& limits);
 
-// The `sequence` of an encoded QueryStreamRequest as the parse would read it
-// (its last occurrence), without parsing the query; 0 when absent or when the
-// bytes end before it can be read.
+// RESOURCE_EXHAUSTED when an encoded SceneRequest holds more upserts and
+// column groups than `max_upserts` or more queries than `max_queries`, with
+// the text the validation gives; OK otherwise (and for bytes that do not
+// parse: the parse reports them).
+absl::Status PrecheckSceneRequest(
+    google::protobuf::io::ZeroCopyInputStream* bytes, uint64_t max_upserts,
+    uint64_t max_queries);
+
+// The `sequence` of an encoded QueryStreamRequest (or SceneRequest) as the
+// parse would read it (its last occurrence), without parsing the query; 0 when
+// absent or when the bytes end before it can be read.
 uint64_t PeekStreamSequence(google::protobuf::io::ZeroCopyInputStream* bytes);
 
 }  // namespace collision::server

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "collision/client/shapes.h"
+#include "collision/v1/scene.pb.h"
 
 namespace c = collision::client;
 namespace v1 = collision::v1;
@@ -20,6 +21,71 @@ void Write(const std::string& dir, char kind,
   std::ofstream out(dir + "/seed-" + std::to_string(written++),
                     std::ios::binary);
   out << kind << m.SerializeAsString();
+}
+
+// Scene messages (fuzz kinds 0xF0 2D, 0xF1 3D): an update with per-entity
+// and column upserts, a removal, and one query of each kind.
+void WriteScene(const std::string& dir, bool three_d) {
+  v1::SceneRequest r;
+  r.set_sequence(7);
+  v1::SceneUpdate* u = r.mutable_update();
+  u->set_tick(3);
+  u->add_removals(2);
+  v1::SceneEntity* e = u->add_upserts();
+  e->set_id(10);
+  e->set_category(3);
+  v1::EntityColumns* g = u->add_upsert_columns();
+  g->add_ids(11);
+  g->add_ids(12);
+  if (three_d) {
+    auto* s = e->mutable_shape()->mutable_box();
+    s->mutable_min()->set_x(0), s->mutable_max()->set_x(1);
+    s->mutable_max()->set_y(1), s->mutable_max()->set_z(1);
+    auto* b = g->mutable_spheres();
+    for (float v : {0.0f, 2.0f}) b->add_x(v), b->add_y(v), b->add_z(v);
+    b->add_radius(1), b->add_radius(0.5f);
+  } else {
+    auto* rr = e->mutable_shape()->mutable_rotated_rect();
+    rr->mutable_size()->set_x(2), rr->mutable_size()->set_y(1);
+    rr->mutable_pivot()->set_x(1), rr->mutable_position()->set_y(3);
+    rr->set_angle(0.25f);
+    auto* b = g->mutable_circles();
+    for (float v : {0.0f, 2.0f}) b->add_x(v), b->add_y(v);
+    b->add_radius(1), b->add_radius(0.5f);
+  }
+  v1::SceneQuery* overlap = r.add_queries();
+  auto* c = three_d ? nullptr : overlap->mutable_overlap()->mutable_shape();
+  if (c != nullptr) {
+    c->mutable_circle()->mutable_center()->set_x(1);
+    c->mutable_circle()->set_radius(2);
+  } else {
+    auto* s = overlap->mutable_overlap()->mutable_shape()->mutable_sphere();
+    s->mutable_center()->set_x(1);
+    s->set_radius(2);
+  }
+  overlap->mutable_overlap()->set_include_separation(true);
+  overlap->set_mask(1);
+  v1::SceneQuery* nearest = r.add_queries();
+  if (three_d) {
+    nearest->mutable_nearest()->mutable_shape()->mutable_point3()->set_x(5);
+  } else {
+    nearest->mutable_nearest()->mutable_shape()->mutable_point()->set_x(5);
+  }
+  nearest->mutable_nearest()->set_k(2);
+  v1::SceneQuery* ray = r.add_queries();
+  ray->mutable_raycast()->mutable_origin()->set_x(-5);
+  ray->mutable_raycast()->mutable_direction()->set_x(1);
+  ray->mutable_raycast()->set_max_distance(20);
+  ray->mutable_raycast()->set_all_hits(true);
+  v1::SceneQuery* sweep = r.add_queries();
+  sweep->mutable_sweep()->mutable_origin()->set_y(-5);
+  sweep->mutable_sweep()->mutable_direction()->set_y(1);
+  sweep->mutable_sweep()->set_max_distance(20);
+  sweep->mutable_sweep()->set_radius(0.5f);
+  sweep->set_exclude_id(11);
+  std::ofstream out(dir + (three_d ? "/seed-scene-3d" : "/seed-scene-2d"),
+                    std::ios::binary);
+  out << static_cast<char>(three_d ? 0xF1 : 0xF0) << r.SerializeAsString();
 }
 
 }  // namespace
@@ -88,5 +154,7 @@ int main(int argc, char** argv) {
   spheres->add_x(0), spheres->add_y(0), spheres->add_z(0);
   spheres->add_radius(1);
   Write(dir, 3, cpc);
+  WriteScene(dir, false);
+  WriteScene(dir, true);
   return 0;
 }

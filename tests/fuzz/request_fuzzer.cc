@@ -11,14 +11,18 @@
 //   numbers (validation bounds every magnitude, so nothing overflows);
 // - the wire precheck (item counts on the bytes) agrees with the parse, and
 //   a QueryStream message's sequence read off its bytes is the parsed one
-//   (first byte % 8 of 4..7; 0..3 pick the four handlers).
+//   (first byte % 8 of 4..7; 0..3 pick the four handlers);
+// - a scene message (first byte >= 0xF0) is rejected whole with a named
+//   code and nothing applied, or applied with one finite result per query.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/handlers.h"
+#include "server/scene_request.h"
 #include "server/wire_precheck.h"
 
 namespace {
@@ -183,10 +187,86 @@ void StreamMessage(const uint8_t* data, size_t size) {
   }
 }
 
+// A scene message, twice, against a scene that already holds a few
+// entities: rejected whole with a named code, or applied with one finite
+// result per query and the entity count the response reports; the precheck
+// on the bytes never lets through what the parse finds over a limit.
+void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
+  namespace server = collision::server;
+  server::SceneLimits limits;
+  limits.max_entities = 64;
+  limits.max_queries = 16;
+  limits.max_hits = 32;
+  v1::SceneConfig config;
+  config.set_dimension(three_d ? v1::DIMENSION_3D : v1::DIMENSION_2D);
+  config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  const absl::StatusOr<server::SceneSettings> settings =
+      server::ParseSceneConfig(config, limits);
+  Check(settings.ok());
+  collision::Scene scene(settings->dimension);
+  collision::SceneHistory history(settings->dimension, 8);
+  for (uint64_t id = 1; id <= 4; ++id) {
+    const float c = static_cast<float>(id);
+    if (three_d) {
+      scene.Upsert(id, collision::Sphere{{c, c, c}, 1.0f}, 1);
+      history.Upsert(id, collision::Sphere{{c, c, c}, 1.0f}, 1);
+    } else {
+      scene.Upsert(id, collision::Circle{{c, c}, 1.0f}, 1);
+      history.Upsert(id, collision::Circle{{c, c}, 1.0f}, 1);
+    }
+  }
+  scene.Commit();
+  history.Commit(1);
+  google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
+  const absl::Status pre = server::PrecheckSceneRequest(
+      &in, limits.max_entities, limits.max_queries);
+  v1::SceneRequest request;
+  if (!request.ParseFromArray(data, static_cast<int>(size))) return;
+  if (request.queries_size() > static_cast<int>(limits.max_queries)) {
+    Check(!pre.ok());
+  }
+  std::optional<uint64_t> tick = 1;
+  for (int round = 0; round < 2; ++round) {
+    const std::size_t before = scene.size();
+    absl::StatusOr<server::ParsedSceneMessage> parsed =
+        server::ParseSceneMessage(request, *settings, tick, scene, limits,
+                                  /*config_allowed=*/false);
+    if (!parsed.ok()) {
+      Check(parsed.status().code() == absl::StatusCode::kInvalidArgument ||
+            parsed.status().code() == absl::StatusCode::kResourceExhausted);
+      Check(!parsed.status().message().empty());
+      Check(scene.size() == before);
+      continue;
+    }
+    Check(pre.ok() || request.queries_size() <= 16);
+    server::ApplySceneUpdate(parsed->update, &scene, &history);
+    if (parsed->update.present) tick = parsed->update.tick;
+    Check(scene.size() <= limits.max_entities);
+    v1::SceneResponse response;
+    server::AnswerSceneQueries(parsed->queries, scene, &history, tick,
+                               &response);
+    Check(response.results_size() == request.queries_size());
+    for (const auto& result : response.results()) {
+      Check(static_cast<std::size_t>(result.hits_size()) <= limits.max_hits);
+      for (const auto& hit : result.hits()) {
+        Check(std::isfinite(hit.distance()) && std::isfinite(hit.separation()));
+        Check(std::isfinite(hit.point().x()) &&
+              std::isfinite(hit.normal().x()));
+        Check(std::isfinite(hit.closest().gap()));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  // First bytes 0xF0..0xFF: a scene message (older seeds use small values).
+  if (data[0] >= 0xF0) {
+    SceneMessage((data[0] & 1) != 0, data + 1, size - 1);
+    return 0;
+  }
   switch (data[0] % 8) {
     case 4:
       Precheck<v1::IntersectRequest>(data + 1, size - 1, Pairs);

@@ -22,10 +22,14 @@ The rule applied here, to each report:
     generated message code, which act for their caller) and the sanitizer
     runtime is in /usr/include/grpcpp or /usr/include/grpc, or is a grpc::
     function without line info, or lies in gRPC's own libraries.
+  - A thread leak is tolerated when gRPC's own library created the thread
+    (the first frame under pthread_create is in libgpr/libgrpc): gRPC's
+    internal threads (executors, credential watchers) end inside gRPC,
+    unjoined from our side; seen ~1 run in 12 of the TLS test.
   - Everything else fails the test: races whose both accesses are in our
     code (the reactor hand-offs gRPC performs are declared with
-    server/tsan_handoff.h), and every other kind of report (mutex misuse,
-    thread leaks, signal-unsafe calls, ...).
+    server/tsan_handoff.h), threads we leak, and every other kind of report
+    (mutex misuse, signal-unsafe calls, ...).
 A planted race in our code (tsan.CatchesAPlantedRaceInOurCode) proves the
 rule still reports what it must.
 """
@@ -94,9 +98,20 @@ def made_by_grpc_headers(block):
     return False
 
 
+def created_by_grpc(report):
+    """A thread leak whose thread gRPC's own library created."""
+    lines = report.splitlines()
+    for i, line in enumerate(lines):
+        if "pthread_create" in line and i + 1 < len(lines):
+            return bool(GRPC_MODULE.search(lines[i + 1]))
+    return False
+
+
 def judge(report):
-    """True when the report is a gRPC-internal race (see the module doc)."""
+    """True when the report is gRPC-internal (see the module doc)."""
     first = report.splitlines()[0]
+    if first.startswith("thread leak"):
+        return created_by_grpc(report)
     if not first.startswith("data race"):
         return False
     body = report.split("\n", 1)[1] if "\n" in report else ""

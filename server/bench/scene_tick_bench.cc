@@ -1,0 +1,269 @@
+// The reference tick of docs/scenes.md, as the server handles it, in
+// process: 10k moving circles (every entity moved, as columns or as
+// per-entity upserts), 64 players x 4 raycasts, 200 swept projectiles and
+// 50 overlaps, from the encoded SceneRequest to the encoded SceneResponse
+// (parse on an arena, validate, apply, answer, serialize). The loopback
+// round trip comes on top (scripts/bench-e2e.sh measures it).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "collision/v1/scene.grpc.pb.h"
+#include "collision/v1/scene.pb.h"
+#include "google/protobuf/arena.h"
+#include "grpcpp/grpcpp.h"
+#include "server/scene_request.h"
+#include "server/server.h"
+
+namespace collision::server {
+namespace {
+
+constexpr int kEntities = 10000;
+constexpr float kSide = 1000.0f;  // density as collision_scene_bench
+
+struct Ticks {
+  std::vector<std::string> requests;  // encoded, one per tick
+};
+
+// `moving_every`: entity i moves in a tick when i % moving_every == 0.
+// `rewind`: every raycast asks for the world 50-150 ms ago at 64 Hz (3 to
+// 10 ticks back, any fraction), as a shot lag-compensated for its player.
+Ticks MakeTicks(bool columns, int ticks, int moving_every, bool rewind) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> pos(0.0f, kSide);
+  std::uniform_real_distribution<float> step(-0.1f, 0.1f);
+  std::uniform_real_distribution<float> angle(0.0f, 6.2831853f);
+  std::vector<float> x(kEntities), y(kEntities), r(kEntities);
+  for (int i = 0; i < kEntities; ++i) {
+    x[i] = pos(rng);
+    y[i] = pos(rng);
+    r[i] = 0.5f + 0.5f * static_cast<float>(i % 4);
+  }
+  Ticks out;
+  for (int t = 0; t < ticks; ++t) {
+    v1::SceneRequest request;
+    request.set_sequence(static_cast<uint64_t>(t + 1));
+    v1::SceneUpdate* u = request.mutable_update();
+    u->set_tick(static_cast<uint64_t>(t + 1));
+    v1::EntityColumns* g = columns ? u->add_upsert_columns() : nullptr;
+    for (int i = 0; i < kEntities; ++i) {
+      // The first tick places everyone.
+      if (t > 0 && i % moving_every != 0) continue;
+      x[i] += step(rng);
+      y[i] += step(rng);
+      if (columns) {
+        g->add_ids(static_cast<uint64_t>(i + 1));
+        g->mutable_circles()->add_x(x[i]);
+        g->mutable_circles()->add_y(y[i]);
+        g->mutable_circles()->add_radius(r[i]);
+      } else {
+        v1::SceneEntity* e = u->add_upserts();
+        e->set_id(static_cast<uint64_t>(i + 1));
+        v1::Circle* c = e->mutable_shape()->mutable_circle();
+        c->mutable_center()->set_x(x[i]);
+        c->mutable_center()->set_y(y[i]);
+        c->set_radius(r[i]);
+      }
+    }
+    auto cast = [&](v1::Vec3* origin, v1::Vec3* direction) {
+      origin->set_x(pos(rng));
+      origin->set_y(pos(rng));
+      const float a = angle(rng);
+      direction->set_x(std::cos(a));
+      direction->set_y(std::sin(a));
+    };
+    for (int player = 0; player < 64; ++player) {
+      for (int k = 0; k < 4; ++k) {
+        v1::SceneQuery* q = request.add_queries();
+        v1::RaycastQuery* ray = q->mutable_raycast();
+        cast(ray->mutable_origin(), ray->mutable_direction());
+        ray->set_max_distance(100);
+        q->set_exclude_id(static_cast<uint64_t>(player + 1));
+        if (rewind && t > 0) {
+          const int back = std::min(t, 3 + static_cast<int>(rng() % 8));
+          q->mutable_at()->set_tick(static_cast<uint64_t>(t + 1 - back));
+          q->mutable_at()->set_fraction(
+              std::uniform_real_distribution<float>(0.0f, 0.999f)(rng));
+        }
+      }
+    }
+    for (int p = 0; p < 200; ++p) {
+      v1::SweepQuery* sweep = request.add_queries()->mutable_sweep();
+      cast(sweep->mutable_origin(), sweep->mutable_direction());
+      sweep->set_radius(0.25f);
+      sweep->set_max_distance(30);
+    }
+    for (int o = 0; o < 50; ++o) {
+      v1::OverlapQuery* overlap = request.add_queries()->mutable_overlap();
+      v1::Circle* c = overlap->mutable_shape()->mutable_circle();
+      c->mutable_center()->set_x(pos(rng));
+      c->mutable_center()->set_y(pos(rng));
+      c->set_radius(5);
+    }
+    out.requests.push_back(request.SerializeAsString());
+  }
+  return out;
+}
+
+void BM_SceneReferenceTick(benchmark::State& state) {
+  const bool columns = state.range(0) != 0;
+  constexpr int kTicks = 64;
+  const bool rewind = state.range(2) != 0;
+  const Ticks ticks =
+      MakeTicks(columns, kTicks, static_cast<int>(state.range(1)), rewind);
+  SceneLimits limits;
+  v1::SceneConfig config;
+  config.set_dimension(v1::DIMENSION_2D);
+  config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  const SceneSettings settings = *ParseSceneConfig(config, limits);
+  Scene scene(settings.dimension);
+  // One second of history at 64 Hz, as a scene keeps by default.
+  SceneHistory history(settings.dimension, settings.history_ticks,
+                       limits.history_bytes);
+  std::optional<uint64_t> tick;
+  uint64_t cycle = 0;
+  std::string out;
+  size_t next = 0;
+  int64_t hits = 0;
+  for (auto _ : state) {
+    google::protobuf::Arena arena;
+    auto* request =
+        google::protobuf::Arena::CreateMessage<v1::SceneRequest>(&arena);
+    auto* response =
+        google::protobuf::Arena::CreateMessage<v1::SceneResponse>(&arena);
+    const std::string& bytes = ticks.requests[next];
+    request->ParseFromString(bytes);
+    // Ticks repeat: their numbers go on with the cycle.
+    if (next == 0 && tick.has_value()) ++cycle;
+    const uint64_t offset = cycle * kTicks;
+    request->mutable_update()->set_tick(request->update().tick() + offset);
+    for (v1::SceneQuery& q : *request->mutable_queries()) {
+      if (q.has_at()) q.mutable_at()->set_tick(q.at().tick() + offset);
+    }
+    absl::StatusOr<ParsedSceneMessage> parsed =
+        ParseSceneMessage(*request, settings, tick, scene, limits, false);
+    if (!parsed.ok()) {
+      state.SkipWithError(std::string(parsed.status().message()).c_str());
+      return;
+    }
+    ApplySceneUpdate(parsed->update, &scene, &history);
+    tick = parsed->update.tick;
+    AnswerSceneQueries(parsed->queries, scene, &history, tick, response);
+    response->SerializeToString(&out);
+    for (const auto& r : response->results()) hits += r.hits_size();
+    next = (next + 1) % kTicks;
+  }
+  state.counters["request_bytes"] =
+      static_cast<double>(ticks.requests[0].size());
+  state.counters["response_bytes"] = static_cast<double>(out.size());
+  state.counters["hits_per_tick"] = benchmark::Counter(
+      static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_SceneReferenceTick)
+    ->ArgNames({"columns", "moving_every", "rewind"})
+    ->Args({1, 1, 0})
+    ->Args({0, 1, 0})
+    ->Args({1, 10, 0})
+    ->Args({1, 1, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+// The same ticks over gRPC on loopback to a server in this process: the
+// time from writing a tick's request to reading its response, per tick,
+// with p50 and p99 over the run. Ticks go one at a time (the next is sent
+// when the previous is answered), as a game server waits for its hits.
+void BM_SceneReferenceTickLoopback(benchmark::State& state) {
+  const bool columns = state.range(0) != 0;
+  constexpr int kTicks = 64;
+  const Ticks ticks = MakeTicks(
+      columns, kTicks, static_cast<int>(state.range(1)), state.range(2) != 0);
+  std::vector<v1::SceneRequest> requests(kTicks);
+  for (int t = 0; t < kTicks; ++t) {
+    requests[static_cast<size_t>(t)].ParseFromString(
+        ticks.requests[static_cast<size_t>(t)]);
+  }
+  ServerOptions options;
+  options.address = "127.0.0.1:0";
+  options.allow_reuseport = false;
+  auto server = CollisionServer::Start(options);
+  if (!server.ok()) {
+    state.SkipWithError(std::string(server.status().message()).c_str());
+    return;
+  }
+  auto stub = v1::SceneService::NewStub(grpc::CreateChannel(
+      (*server)->address(), grpc::InsecureChannelCredentials()));
+  std::vector<double> micros;
+  int64_t hits = 0;
+  // One scene for the whole run, warmed up by one unmeasured pass over the
+  // ticks (its history fills its window; a match runs for minutes, so its
+  // first second is not what a game server waits on tick after tick).
+  // The passes repeat the ticks with their numbers going on.
+  grpc::ClientContext context;
+  auto stream = stub->Session(&context);
+  v1::SceneRequest open;
+  open.mutable_config()->set_dimension(v1::DIMENSION_2D);
+  open.mutable_config()->set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  v1::SceneResponse response;
+  stream->Write(open);
+  stream->Read(&response);
+  uint64_t pass = 0;
+  auto send_pass = [&](bool measured) {
+    const uint64_t offset = pass++ * kTicks;
+    for (int t = 0; t < kTicks; ++t) {
+      v1::SceneRequest request = requests[static_cast<size_t>(t)];
+      request.mutable_update()->set_tick(request.update().tick() + offset);
+      for (v1::SceneQuery& q : *request.mutable_queries()) {
+        if (q.has_at()) q.mutable_at()->set_tick(q.at().tick() + offset);
+      }
+      const auto start = std::chrono::steady_clock::now();
+      stream->Write(request);
+      if (!stream->Read(&response) || response.has_error()) return false;
+      if (!measured) continue;
+      micros.push_back(std::chrono::duration<double, std::micro>(
+                           std::chrono::steady_clock::now() - start)
+                           .count());
+      for (const auto& r : response.results()) hits += r.hits_size();
+    }
+    return true;
+  };
+  if (!send_pass(false)) {
+    state.SkipWithError("tick not answered");
+    return;
+  }
+  while (state.KeepRunningBatch(kTicks)) {
+    if (!send_pass(true)) {
+      state.SkipWithError("tick not answered");
+      return;
+    }
+  }
+  stream->WritesDone();
+  stream->Finish();
+  std::sort(micros.begin(), micros.end());
+  auto at = [&](double q) {
+    return micros[std::min(micros.size() - 1,
+                           static_cast<size_t>(q * micros.size()))];
+  };
+  state.counters["p50_us"] = at(0.50);
+  state.counters["p99_us"] = at(0.99);
+  state.counters["max_us"] = micros.back();
+  state.counters["hits_per_tick"] =
+      static_cast<double>(hits) / static_cast<double>(micros.size());
+  (*server)->Shutdown(absl::Seconds(5));
+}
+BENCHMARK(BM_SceneReferenceTickLoopback)
+    ->ArgNames({"columns", "moving_every", "rewind"})
+    ->Args({1, 1, 0})
+    ->Args({0, 1, 0})
+    ->Args({1, 10, 0})
+    ->Args({1, 1, 1})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace collision::server
+
+BENCHMARK_MAIN();

@@ -1,0 +1,110 @@
+// Validation and conversion of collision.v1.SceneService messages into the
+// core's Scene calls, and of the answers back. Like convert.h: every check
+// happens before anything is applied, a bad field is INVALID_ARGUMENT with
+// its path ("update.upserts[3].shape.circle.radius must be >= 0, got -1"),
+// a limit is RESOURCE_EXHAUSTED naming it, and a rejected message changes
+// nothing.
+#ifndef COLLISION_SERVER_SCENE_REQUEST_H_
+#define COLLISION_SERVER_SCENE_REQUEST_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "collision/core/scene.h"
+#include "collision/core/scene_history.h"
+#include "collision/v1/scene.pb.h"
+
+namespace collision::server {
+
+struct SceneLimits {
+  // Entities one scene may hold (a config may ask for fewer).
+  std::size_t max_entities = 100000;
+  // Scenes (open SceneService.Session streams) at once on this server.
+  std::size_t max_scenes = 256;
+  // Queries in one message.
+  std::size_t max_queries = 10000;
+  // Hits one query may return (its max_hits, or nearest's k, at most this).
+  std::size_t max_hits = 1000;
+  // Ticks of history a scene may keep (config.history_ticks).
+  std::size_t max_history_ticks = 1024;
+  // Memory a scene's history may hold; past it the oldest ticks go first.
+  std::size_t history_bytes = std::size_t{64} << 20;
+};
+
+struct SceneSettings {
+  SceneDimension dimension = SceneDimension::k2D;
+  Boundary boundary = Boundary::kInclusive;
+  std::size_t max_entities = 0;
+  uint32_t history_ticks = 1;  // 1: no rewind
+};
+
+absl::StatusOr<SceneSettings> ParseSceneConfig(const v1::SceneConfig& config,
+                                               const SceneLimits& limits);
+
+struct SceneUpsert {
+  uint64_t id = 0;
+  Shape shape;
+  uint32_t category = 1;
+};
+
+struct ParsedSceneUpdate {
+  bool present = false;
+  uint64_t tick = 0;
+  bool snapshot = false;
+  std::vector<uint64_t> removals;
+  std::vector<SceneUpsert> upserts;  // per-entity ones, then the columns'
+};
+
+enum class SceneQueryKind { kOverlap, kNearest, kCast };
+
+struct ParsedSceneQuery {
+  SceneQueryKind kind = SceneQueryKind::kOverlap;
+  Shape shape;  // overlap, nearest
+  bool include_relation = false;
+  bool include_separation = false;
+  std::size_t k = 0;      // nearest
+  float max_gap = 0;      // nearest
+  CastQuery cast;         // raycast (radius 0), sweep
+  bool all_hits = false;  // casts
+  EntityFilter filter;
+  std::size_t max_hits = 0;
+  Boundary boundary = Boundary::kInclusive;
+  bool rewound = false;  // `at` was given
+  SceneMoment at;
+};
+
+struct ParsedSceneMessage {
+  ParsedSceneUpdate update;
+  std::vector<ParsedSceneQuery> queries;
+};
+
+// Validates a message against the scene as it stands (config applied):
+// its dimension, its last tick, which ids exist, and how many entities the
+// update would leave. `config_allowed`: the first message, whose config
+// has been applied already; later ones may not carry one.
+absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
+    const v1::SceneRequest& request, const SceneSettings& settings,
+    std::optional<uint64_t> last_tick, const Scene& scene,
+    const SceneLimits& limits, bool config_allowed);
+
+// Applies a validated update to the scene and, when the scene keeps one,
+// its history, and commits both.
+void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
+                      SceneHistory* history);
+
+// Answers the queries into `response` (results[i] for queries[i]): at the
+// latest tick from the scene, rewound ones from the history (`history`
+// null: the scene keeps none, so they are clamped to the latest tick).
+// `tick`: the scene's latest tick, if any.
+void AnswerSceneQueries(const std::vector<ParsedSceneQuery>& queries,
+                        const Scene& scene, const SceneHistory* history,
+                        std::optional<uint64_t> tick,
+                        v1::SceneResponse* response);
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_SCENE_REQUEST_H_

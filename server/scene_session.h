@@ -1,0 +1,75 @@
+// collision.v1.SceneService: one scene per Session stream (see scene.proto).
+// The stream's life (admission, arenas, order, maximum age) is the shared
+// StreamReactor's; SceneSession is what each message does to the scene.
+#ifndef COLLISION_SERVER_SCENE_SESSION_H_
+#define COLLISION_SERVER_SCENE_SESSION_H_
+
+#include <optional>
+
+#include "collision/core/scene.h"
+#include "collision/core/scene_history.h"
+#include "collision/v1/scene.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "server/scene_request.h"
+#include "server/service.h"
+
+namespace collision::server {
+
+class SceneSession {
+ public:
+  using Request = v1::SceneRequest;
+  using Response = v1::SceneResponse;
+  static constexpr char kMethod[] = "SceneSession";
+
+  SceneSession(CollisionServiceImpl* service,
+               grpc::CallbackServerContext* context);
+  ~SceneSession();
+  SceneSession(const SceneSession&) = delete;
+  SceneSession& operator=(const SceneSession&) = delete;
+
+  grpc::Status Precheck(const grpc::ByteBuffer& bytes);
+  // Scene messages are applied on gRPC's thread in order: the scene is the
+  // stream's own state, and a message is a tick's worth of work.
+  bool ComputeInline(const Request&) const { return true; }
+  grpc::Status Process(const Request& request, Response* response,
+                       grpc::CallbackServerContext* context);
+  // The stream is over: the scene is freed and its slot given back.
+  void Ended() { Close(); }
+  static void ClearAnswer(Response* response) {
+    response->clear_results();
+    response->clear_tick();
+    response->clear_entities();
+  }
+
+ private:
+  grpc::Status Open(const v1::SceneConfig& config);
+  void Close();
+
+  CollisionServiceImpl* const service_;
+  const SceneLimits& limits_;
+  std::optional<SceneSettings> settings_;
+  std::optional<Scene> scene_;
+  std::optional<SceneHistory> history_;  // when config keeps > 1 tick
+  std::optional<uint64_t> tick_;
+  int64_t history_bytes_ = 0;  // last reported to the metrics
+};
+
+using RawSceneService =
+    v1::SceneService::WithRawCallbackMethod_Session<v1::SceneService::Service>;
+
+class SceneServiceImpl final : public RawSceneService {
+ public:
+  // `collision` (admission, limits, metrics, tokens) must outlive this.
+  explicit SceneServiceImpl(CollisionServiceImpl* collision)
+      : collision_(collision) {}
+  using RawSceneService::Session;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(
+      grpc::CallbackServerContext* context) override;
+
+ private:
+  CollisionServiceImpl* const collision_;
+};
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_SCENE_SESSION_H_

@@ -1,0 +1,340 @@
+// The life of a bidirectional stream (QueryStream, SceneService.Session):
+// admission, per-message arenas, ordering, maximum age and accounting, in
+// one place. What a stream does with each message is its Session:
+//
+//   struct Session {
+//     using Request = ...;   // has uint64 sequence = 1, like the response
+//     using Response = ...;  // has sequence and StreamError error
+//     static constexpr char kMethod[] = "...";  // metrics' method label
+//     Session(CollisionServiceImpl*, grpc::CallbackServerContext*);
+//     grpc::Status Precheck(const grpc::ByteBuffer&);  // before parsing
+//     bool ComputeInline(const Request&);  // else on the worker pool
+//     grpc::Status Process(const Request&, Response*,
+//                          grpc::CallbackServerContext*);  // error: rejected
+//     static void ClearAnswer(Response*);
+//     void Ended();  // the stream is over (OnDone): free what it holds
+//   };
+//
+// Process runs for one message at a time, so a Session may keep state
+// between messages without locking.
+#ifndef COLLISION_SERVER_STREAM_REACTOR_H_
+#define COLLISION_SERVER_STREAM_REACTOR_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/tsan_handoff.h"
+#include "grpcpp/alarm.h"
+#include "grpcpp/grpcpp.h"
+#include "server/raw_messages.h"
+#include "server/service.h"
+#include "server/wire_precheck.h"
+
+namespace collision::server {
+
+inline constexpr char kBidiStream[] = "bidi_stream";
+
+// A bidirectional stream of the service, one message at a time: read,
+// compute (inline or on the pool), write, read the next. Responses therefore
+// leave in request order. A rejected message gets a response with `error`
+// and the stream goes on; a message that is not a Session::Request at all
+// ends the stream with INVALID_ARGUMENT naming its position. Each message's
+// request and response live on an arena of their own, freed once the answer is
+// encoded: a large message does not stay in memory for the rest of the stream.
+//
+// Past max_stream_age the stream is ended at a message boundary (see
+// ServiceOptions); a timer ends an idle one.
+template <typename Session>
+class StreamReactor final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  StreamReactor(CollisionServiceImpl* service,
+                grpc::CallbackServerContext* context)
+      : service_(service),
+        context_(context),
+        start_(absl::Now()),
+        session_(service, context) {
+    service_->metrics_->CallStarted(Session::kMethod, kBidiStream);
+    grpc::Status early = service_->Authenticate(context);
+    if (early.ok()) early = service_->CheckMetadata(context);
+    if (!early.ok()) {
+      End(early);
+      return;
+    }
+    const absl::Duration max_age = service_->options_.max_stream_age;
+    if (max_age > absl::ZeroDuration()) {
+      refs_.store(2);  // OnDone's and the age timer's
+      HandOff(this);   // to the timer's thread (through gRPC's executor)
+      age_timer_.Set(absl::ToChronoTime(start_ + max_age),
+                     [this](bool fired) { OnAged(fired); });
+    }
+    Read();
+  }
+
+  void OnReadDone(bool ok) override {
+    TakeOver(this);
+    if (!ok) {  // the client half-closed, or the call is gone
+      End(grpc::Status::OK);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      reading_ = false;
+    }
+    ++messages_;
+    service_->metrics_->MessageReceived(Session::kMethod, kBidiStream);
+    call_ = std::make_unique<Call>();
+    // The sequence is read off the bytes so that even a message shed
+    // before parsing is answered under its own sequence.
+    call_->response->set_sequence(ReadBytes(
+        request_bytes_, [](auto* in) { return PeekStreamSequence(in); }));
+    if (grpc::Status shed; !AdmitMessage(&shed)) {
+      request_bytes_.Clear();
+      SetError(shed);
+      Write();
+      return;
+    }
+    if (grpc::Status s = session_.Precheck(request_bytes_); !s.ok()) {
+      request_bytes_.Clear();
+      SetError(s);
+      Write();
+      return;
+    }
+    if (!ParseMessage(request_bytes_, call_->request)) {
+      ReleaseMessage();
+      service_->metrics_->Rejected("invalid_argument");
+      End(NotAMessage<typename Session::Request>(
+          absl::StrCat("message ", messages_, " of the stream"),
+          request_bytes_.Length()));
+      return;
+    }
+    request_bytes_.Clear();
+    if (!service_->options_.before_compute &&
+        session_.ComputeInline(*call_->request)) {
+      Process();
+      Write();
+      return;
+    }
+    // Once this callback returns, gRPC may run OnDone (the age timer may
+    // have ended the stream) while the worker still uses the reactor: the
+    // worker holds a reference of its own.
+    refs_.fetch_add(1);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      computing_ = true;
+    }
+    service_->pool_.Submit([this] {
+      if (service_->options_.before_compute) {
+        service_->options_.before_compute(context_);
+      }
+      Process();
+      Write();
+      bool over;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        computing_ = false;
+        over = done_;
+      }
+      if (over) LetGo();  // OnDone came while this message was computed
+      Unref();
+    });
+  }
+
+  void OnWriteDone(bool ok) override {
+    TakeOver(this);
+    response_bytes_.Clear();
+    ReleaseMessage();  // the answer is with the transport now
+    if (!ok) {
+      End(grpc::Status(grpc::StatusCode::CANCELLED, "stream write failed"));
+      return;
+    }
+    service_->metrics_->MessageSent(Session::kMethod, kBidiStream);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!aged_) {
+        reading_ = true;
+        Read();
+        return;
+      }
+    }
+    EndAged();  // between two messages: the last one read has its answer
+  }
+
+  void OnDone() override {
+    TakeOver(this);
+    age_timer_.Cancel();
+    bool over;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      over = !computing_;
+    }
+    // Now, not when the age timer lets the reactor go; or by the worker
+    // still computing a message, once it is done with the session.
+    if (over) LetGo();
+    service_->metrics_->CallHandled(
+        Session::kMethod, kBidiStream,
+        context_->IsCancelled() ? grpc::StatusCode::CANCELLED : end_code_,
+        absl::ToDoubleSeconds(absl::Now() - start_));
+    HandOff(service_);  // the server's shutdown waits for OnDone to return
+    Unref();
+  }
+
+ private:
+  struct Call
+      : ArenaCall<typename Session::Request, typename Session::Response> {};
+
+  // The in-flight slot of the message in hand, held from its admission
+  // until its answer is handed to the transport.
+  bool AdmitMessage(grpc::Status* why) {
+    held_bytes_ = request_bytes_.Length();
+    admitted_ = service_->Admit(held_bytes_, connection_, why);
+    return admitted_;
+  }
+  void ReleaseMessage() {
+    if (!admitted_) return;
+    admitted_ = false;
+    service_->Release(held_bytes_, connection_);
+  }
+
+  // What an ended stream still holds: its session's state and the
+  // in-flight slot of an answer that never left.
+  void LetGo() {
+    session_.Ended();
+    ReleaseMessage();
+  }
+
+  // The reactor's three ways on; each hands it to the next callback.
+  void Read() {
+    HandOff(this);
+    StartRead(&request_bytes_);
+  }
+  void End(const grpc::Status& s) {
+    bool already;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      already = ended_;
+      ended_ = true;
+    }
+    if (already) {
+      // Ended elsewhere (the age timer): OnDone may now delete the reactor
+      // on another thread; this thread has stopped touching it.
+      HandOff(this);
+      return;
+    }
+    end_code_ = s.error_code();
+    // Finish (gRPC's header code) still reads the reactor after OnDone may
+    // already be able to run elsewhere. gRPC orders the two, but invisibly
+    // to ThreadSanitizer; holding a reference across the call makes the
+    // thread that deletes the reactor come after this one has returned,
+    // visibly. Callers return right after End (it may delete the reactor).
+    refs_.fetch_add(1);
+    HandOff(this);
+    Finish(s);
+    Unref();
+  }
+
+  // The age timer fired (or was cancelled, `fired` false). An idle stream
+  // (waiting for its next message) ends now; one with a message in hand
+  // ends after answering it (OnWriteDone).
+  void OnAged(bool fired) {
+    TakeOver(this);
+    bool idle = false;
+    if (fired) {
+      std::lock_guard<std::mutex> lock(mu_);
+      aged_ = true;
+      idle = reading_;
+    }
+    if (idle) EndAged();
+    Unref();
+  }
+
+  void EndAged() {
+    context_->AddTrailingMetadata("collision-stream-end", "max-age");
+    End(grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        absl::StrCat("stream ended at its maximum age (",
+                     absl::FormatDuration(service_->options_.max_stream_age),
+                     ") so that clients move to fresh connections, between "
+                     "two messages: reopen the stream and resend the "
+                     "messages that have no answer")));
+  }
+
+  void Unref() {
+    HandOff(this);  // the last Unref deletes, maybe on the other thread
+    if (refs_.fetch_sub(1) == 1) {
+      TakeOver(this);
+      delete this;
+    }
+  }
+
+  // Encodes the response, frees the message's arena and sends the bytes
+  // (unless the age timer ended the stream meanwhile: then the answer is
+  // dropped, and the client resends the message on its new stream).
+  void Write() {
+    const grpc::Status s = SerializeMessage(*call_->response, &response_bytes_);
+    call_.reset();
+    if (!s.ok()) {
+      End(s);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!ended_) {
+        HandOff(this);
+        StartWrite(&response_bytes_);
+        return;
+      }
+    }
+    // Ended meanwhile: OnDone may run on another thread once this thread
+    // lets go, and reads what it wrote (the in-flight slot).
+    HandOff(this);
+  }
+
+  void SetError(const grpc::Status& s) {
+    typename Session::Response* response = call_->response;
+    Session::ClearAnswer(response);
+    response->mutable_error()->set_code(static_cast<int>(s.error_code()));
+    response->mutable_error()->set_message(s.error_message());
+    if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      service_->metrics_->Rejected("invalid_argument");
+    }
+  }
+
+  void Process() {
+    const grpc::Status s =
+        session_.Process(*call_->request, call_->response, context_);
+    if (!s.ok()) SetError(s);
+  }
+
+  CollisionServiceImpl* const service_;
+  grpc::CallbackServerContext* const context_;
+  const absl::Time start_;
+  Session session_;
+  grpc::StatusCode end_code_ = grpc::StatusCode::OK;
+  uint64_t messages_ = 0;  // read so far
+  grpc::ByteBuffer request_bytes_;
+  grpc::ByteBuffer response_bytes_;
+  std::unique_ptr<Call> call_;  // the message being handled
+  bool admitted_ = false;       // holds an in-flight slot
+  std::size_t held_bytes_ = 0;
+  const std::string connection_ = context_->peer();
+  // The reactor is deleted when OnDone, the age timer and any worker
+  // computing a message have all let go.
+  std::atomic<int> refs_{1};
+  grpc::Alarm age_timer_;
+  std::mutex mu_;        // the age timer runs beside the reactor's callbacks
+  bool reading_ = true;  // waiting for a message (none in hand)
+  bool aged_ = false;
+  bool ended_ = false;
+  bool computing_ = false;  // a worker has a message of this stream
+  bool done_ = false;       // OnDone has run
+};
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_STREAM_REACTOR_H_
