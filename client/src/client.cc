@@ -2,8 +2,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -84,6 +86,24 @@ std::string Seconds(absl::Duration d) {
   return absl::StrFormat("%.6fs", absl::ToDoubleSeconds(d));
 }
 
+}  // namespace
+
+// Callback calls in flight. The Client's destructor waits until none is
+// left, because each call's ClientContext holds a reference to the channel:
+// were the last one dropped on the gRPC thread that ran the callback, the
+// channel's destructor would join that very thread (gRPC 1.51's shared
+// callback queue) and free the queue under its other threads, which crashed
+// collision_load at exit in about 1 of 30 runs.
+struct PendingCalls {
+  // std::mutex, not absl::Mutex: Debian's absl is not built for
+  // ThreadSanitizer, so its locks would hide the ordering from it.
+  std::mutex mu;
+  std::condition_variable none_left;
+  int64_t count = 0;  // guarded by mu
+};
+
+namespace {
+
 // One callback call: owns everything gRPC needs until it completes.
 template <typename Request, typename Response>
 struct AsyncCall {
@@ -94,8 +114,13 @@ struct AsyncCall {
 };
 
 template <typename Request, typename Response, typename Start>
-void StartAsync(std::shared_ptr<const Request> request, Callback<Response> done,
+void StartAsync(std::shared_ptr<PendingCalls> pending,
+                std::shared_ptr<const Request> request, Callback<Response> done,
                 Start start) {
+  {
+    std::lock_guard<std::mutex> lock(pending->mu);
+    ++pending->count;
+  }
   auto* call = new AsyncCall<Request, Response>;
   call->request = std::move(request);
   call->done = std::move(done);
@@ -103,15 +128,20 @@ void StartAsync(std::shared_ptr<const Request> request, Callback<Response> done,
   const Request* request_ptr = call->request.get();
   Response* response = &call->response;
   HandOff(call);  // to the gRPC thread that completes the call
-  start(context, request_ptr, response, [call](grpc::Status s) {
-    TakeOver(call);
-    std::unique_ptr<AsyncCall<Request, Response>> owned(call);
-    if (s.ok()) {
-      owned->done(std::move(owned->response));
-    } else {
-      owned->done(FromGrpc(s, owned->context));
-    }
-  });
+  start(context, request_ptr, response,
+        [call, pending = std::move(pending)](grpc::Status s) {
+          TakeOver(call);
+          {
+            std::unique_ptr<AsyncCall<Request, Response>> owned(call);
+            if (s.ok()) {
+              owned->done(std::move(owned->response));
+            } else {
+              owned->done(FromGrpc(s, owned->context));
+            }
+          }  // the context and its channel reference are gone
+          std::lock_guard<std::mutex> lock(pending->mu);
+          if (--pending->count == 0) pending->none_left.notify_all();
+        });
 }
 
 template <typename Response, typename Request, typename AsyncFn>
@@ -170,7 +200,13 @@ Client::Client(std::shared_ptr<grpc::Channel> channel,
     : options_(options),
       channel_(std::move(channel)),
       stub_(v1::CollisionService::NewStub(channel_)),
-      health_(grpc::health::v1::Health::NewStub(channel_)) {}
+      health_(grpc::health::v1::Health::NewStub(channel_)),
+      pending_(std::make_shared<PendingCalls>()) {}
+
+Client::~Client() {
+  std::unique_lock<std::mutex> lock(pending_->mu);
+  pending_->none_left.wait(lock, [this] { return pending_->count == 0; });
+}
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     const std::string& target, const ClientOptions& options) {
@@ -242,7 +278,7 @@ void Client::Prepare(grpc::ClientContext* context,
   void Client::Rpc##Async(std::shared_ptr<const v1::Request> request,          \
                           Callback<v1::Response> done) const {                 \
     StartAsync<v1::Request, v1::Response>(                                     \
-        std::move(request), std::move(done),                                   \
+        pending_, std::move(request), std::move(done),                         \
         [this](grpc::ClientContext* context, const v1::Request* req,           \
                v1::Response* resp, std::function<void(grpc::Status)> cb) {     \
           Prepare(context, options_.timeout);                                  \
@@ -267,11 +303,16 @@ COLLISION_CLIENT_RPC(ClosestPointColumns, ClosestPointColumnsRequest,
                      ClosestPointColumnsResponse)
 #undef COLLISION_CLIENT_RPC
 
-absl::StatusOr<std::unique_ptr<QuerySession>> Client::OpenSession() const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  Prepare(context.get(), options_.stream_timeout);
-  return std::unique_ptr<QuerySession>(
-      new QuerySession(std::move(context), stub_.get()));
+absl::StatusOr<std::unique_ptr<QuerySession>> Client::OpenSession(
+    const SessionOptions& options) const {
+  if (options.max_reopens_per_reply < 0 ||
+      options.first_backoff < absl::ZeroDuration() ||
+      options.max_backoff < options.first_backoff) {
+    return absl::InvalidArgumentError(
+        "session: need max_reopens_per_reply >= 0 and 0 <= first_backoff <= "
+        "max_backoff");
+  }
+  return std::unique_ptr<QuerySession>(new QuerySession(*this, options));
 }
 
 absl::StatusOr<bool> Client::IsServing(const std::string& service) const {

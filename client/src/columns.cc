@@ -1,9 +1,21 @@
 #include "collision/client/columns.h"
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
 
 namespace collision::client {
 namespace {
+
+// A shape's kind as the schema names it ("point", "rotated_rect"), for
+// errors: field numbers mean nothing to a caller.
+std::string KindName(const v1::Shape& s) {
+  if (s.kind_case() == v1::Shape::KIND_NOT_SET) return "shape with no kind";
+  const google::protobuf::FieldDescriptor* f =
+      v1::Shape::descriptor()->FindFieldByNumber(s.kind_case());
+  return f != nullptr ? f->name() : absl::StrCat("kind ", s.kind_case());
+}
 
 void PushBall(v1::BallColumns2* c, float x, float y, float r) {
   c->add_x(x);
@@ -264,8 +276,11 @@ absl::Status IntersectColumnsBatch::Add(const v1::Shape& a,
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("pair ", where_.size(), ": unsupported shape kinds ",
-                   a.kind_case(), " and ", b.kind_case()));
+      absl::StrCat("pair ", where_.size(), ": no columnar form for a ",
+                   KindName(a), " and a ", KindName(b),
+                   " (columns take a circle or point with a circle, rect or "
+                   "rotated rect; rect with rect; sphere or point3 with "
+                   "sphere or box; box with box)"));
 }
 
 IntersectColumnsBatch& IntersectColumnsBatch::Inclusive() {
@@ -352,9 +367,10 @@ absl::Status ClosestPointColumnsBatch::Add(const v1::Shape& query,
       kind = target.rotated_rect().has_rotation() ? kRRCosSin : kRRAngle;
       PushRotated(Group(kind)->mutable_rotated_rects(), target.rotated_rect());
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("query ", where_.size(), ": 2D query, target kind ",
-                       target.kind_case(), " is not 2D"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "query ", where_.size(), ": a 2D query and a ", KindName(target),
+          " target; 2D targets are circles, points, rects and "
+          "rotated rects"));
     }
     PushBall(Group(kind)->mutable_queries2(), x, y, r);
   } else if (Ball3(query, &x, &y, &z, &r)) {
@@ -366,15 +382,16 @@ absl::Status ClosestPointColumnsBatch::Add(const v1::Shape& query,
       kind = kBox;
       PushBox(Group(kind)->mutable_boxes(), BoxOf(target.box()));
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("query ", where_.size(), ": 3D query, target kind ",
-                       target.kind_case(), " is not 3D"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "query ", where_.size(), ": a 3D query and a ", KindName(target),
+          " target; 3D targets are spheres, point3s and boxes"));
     }
     PushBall(Group(kind)->mutable_queries3(), x, y, z, r);
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("query ", where_.size(),
-                     ": must be a point, circle, point3 or sphere"));
+    return absl::InvalidArgumentError(absl::StrCat("query ", where_.size(),
+                                                   ": must be a point, circle, "
+                                                   "point3 or sphere, got a ",
+                                                   KindName(query)));
   }
   const int g = group_of_kind_[kind];
   where_.emplace_back(g, group_size_[g]++);

@@ -1,8 +1,11 @@
 #include "collision/client/session.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "collision/client/client.h"
 
 namespace collision::client {
 namespace {
@@ -13,12 +16,28 @@ absl::Status FromGrpc(const grpc::Status& s) {
                       s.error_message());
 }
 
+// Statuses that mean the stream (not a request) failed: the server ageing
+// it out or draining, a connection lost, a replica gone.
+bool StreamBroke(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kUnavailable ||
+         s.code() == absl::StatusCode::kAborted ||
+         s.code() == absl::StatusCode::kCancelled;
+}
+
 }  // namespace
 
-QuerySession::QuerySession(std::unique_ptr<grpc::ClientContext> context,
-                           v1::CollisionService::Stub* stub)
-    : context_(std::move(context)),
-      stream_(stub->QueryStream(context_.get())) {}
+QuerySession::QuerySession(const Client& client, const SessionOptions& options)
+    : client_(client),
+      options_(options),
+      stub_(v1::CollisionService::NewStub(client.channel())) {
+  OpenStream();
+}
+
+void QuerySession::OpenStream() {
+  context_ = std::make_unique<grpc::ClientContext>();
+  client_.Prepare(context_.get(), client_.options().stream_timeout);
+  stream_ = stub_->QueryStream(context_.get());
+}
 
 QuerySession::~QuerySession() {
   bool finished;
@@ -62,6 +81,7 @@ absl::Status QuerySession::Send(uint64_t sequence,
 }
 
 absl::Status QuerySession::Send(const v1::QueryStreamRequest& request) {
+  absl::MutexLock write(&wmu_);
   {
     absl::MutexLock lock(&mu_);
     if (finished_) {
@@ -69,45 +89,91 @@ absl::Status QuerySession::Send(const v1::QueryStreamRequest& request) {
                          : final_;
     }
     if (writes_done_) return absl::FailedPreconditionError("session closing");
-    sent_.push_back(request.sequence());
+    pending_.push_back(request);
   }
-  if (!stream_->Write(request)) {
-    // The stream is broken; its status comes from Finish().
-    {
-      absl::MutexLock lock(&mu_);
-      sent_.pop_back();
-    }
-    return absl::UnavailableError(
-        "stream broken; Receive() or Finish() gives its status");
-  }
-  return absl::OkStatus();
+  if (stream_->Write(request)) return absl::OkStatus();
+  // The stream is broken. With reopening, Receive() resends this request
+  // on the next stream; without, its status comes from Receive()/Finish().
+  if (options_.reopen) return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  pending_.pop_back();
+  return absl::UnavailableError(
+      "stream broken; Receive() or Finish() gives its status");
 }
 
 int QuerySession::outstanding() const {
   absl::MutexLock lock(&mu_);
-  return static_cast<int>(sent_.size());
+  return static_cast<int>(pending_.size());
+}
+
+int QuerySession::reopens() const {
+  absl::MutexLock lock(&mu_);
+  return reopens_;
+}
+
+absl::Status QuerySession::Recover(uint64_t want, int* attempt) {
+  absl::MutexLock write(&wmu_);  // no Send() on the stream being replaced
+  absl::Status ended = FromGrpc(stream_->Finish());
+  if (ended.ok()) {
+    ended = absl::UnavailableError(
+        absl::StrCat("stream ended before the reply to ", want));
+  }
+  bool closing;
+  {
+    absl::MutexLock lock(&mu_);
+    closing = writes_done_ || finished_;
+  }
+  if (!options_.reopen || closing || !StreamBroke(ended) ||
+      *attempt >= options_.max_reopens_per_reply) {
+    absl::MutexLock lock(&mu_);
+    finished_ = true;
+    final_ = ended;
+    pending_.clear();
+    return ended;
+  }
+  // The first reopening at once (a stream ageing out is routine); later
+  // ones back off, as a replica may be gone.
+  if (*attempt > 0) {
+    absl::Duration backoff = options_.first_backoff;
+    for (int i = 1; i < *attempt; ++i) {
+      backoff = std::min(backoff * 2, options_.max_backoff);
+    }
+    absl::SleepFor(backoff);
+  }
+  ++*attempt;
+  OpenStream();
+  std::deque<v1::QueryStreamRequest> resend;
+  {
+    absl::MutexLock lock(&mu_);
+    resend = pending_;
+    ++reopens_;
+  }
+  for (const v1::QueryStreamRequest& r : resend) {
+    if (!stream_->Write(r)) break;  // broken again: the next Read says so
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<StreamReply> QuerySession::Receive() {
-  uint64_t want;
-  {
-    absl::MutexLock lock(&mu_);
-    if (finished_ && !final_.ok()) return final_;
-    if (sent_.empty()) {
-      return absl::FailedPreconditionError("no request is waiting for a reply");
-    }
-    want = sent_.front();
-  }
+  int attempt = 0;
   v1::QueryStreamResponse response;
-  if (!stream_->Read(&response)) {
-    absl::Status s = Finish();
-    return s.ok() ? absl::UnavailableError("stream ended before the reply to " +
-                                           std::to_string(want))
-                  : s;
+  uint64_t want;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (finished_ && !final_.ok()) return final_;
+      if (pending_.empty()) {
+        return absl::FailedPreconditionError(
+            "no request is waiting for a reply");
+      }
+      want = pending_.front().sequence();
+    }
+    if (stream_->Read(&response)) break;
+    if (absl::Status s = Recover(want, &attempt); !s.ok()) return s;
   }
   {
     absl::MutexLock lock(&mu_);
-    sent_.pop_front();
+    pending_.pop_front();
   }
   if (response.sequence() != want) {
     return absl::InternalError(absl::StrCat(
@@ -126,6 +192,7 @@ absl::StatusOr<StreamReply> QuerySession::Receive() {
 }
 
 absl::Status QuerySession::Finish() {
+  absl::MutexLock write(&wmu_);
   {
     absl::MutexLock lock(&mu_);
     if (finished_) return final_;
@@ -139,7 +206,7 @@ absl::Status QuerySession::Finish() {
   absl::MutexLock lock(&mu_);
   finished_ = true;
   final_ = s;
-  sent_.clear();
+  pending_.clear();
   return final_;
 }
 

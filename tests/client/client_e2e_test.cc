@@ -1,6 +1,7 @@
 // The client library against a real server on 127.0.0.1:0: every RPC in
 // every form (blocking, callback, future), columns agree with pairs, and a
 // QuerySession keeps order and survives a rejected request.
+#include <atomic>
 #include <memory>
 #include <random>
 
@@ -139,6 +140,82 @@ TEST_F(ClientE2E, CallbackAndFutureCallsCarryAnswersAndErrors) {
   v1::ClosestPointRequest bad;  // no boundary, no queries
   auto f = client_->ClosestPointFuture(bad);
   EXPECT_EQ(f.get().status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Destroying the Client with callback calls in flight waits for them, so the
+// last channel reference is dropped on this thread and never on the gRPC
+// thread running a callback (which crashed collision_load at exit).
+TEST_F(ClientE2E, DestroyingTheClientWaitsForItsCallbackCalls) {
+  constexpr int kCalls = 64;
+  std::atomic<int> finished{0};
+  auto request = std::make_shared<const v1::IntersectRequest>(
+      c::IntersectBatch()
+          .Add(c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10))
+          .request());
+  for (int i = 0; i < kCalls; ++i) {
+    client_->IntersectAsync(
+        request, [&finished](absl::StatusOr<v1::IntersectResponse> r) {
+          EXPECT_TRUE(r.ok()) << r.status();
+          finished.fetch_add(1);
+        });
+  }
+  client_.reset();
+  EXPECT_EQ(finished.load(), kCalls);
+}
+
+// A session outliving its streams: the server ends every stream at its
+// maximum age (0.54 s here); the session reopens and resends what was not
+// answered, so every reply arrives, in order, with no error, pipelined or
+// not. Bounded: at most 10 s, stops after 3 reopenings.
+TEST(QuerySessionReopen, ALongSessionOutlivesItsStreams) {
+  server::ServerOptions options;
+  options.address = "127.0.0.1:0";
+  options.allow_reuseport = false;
+  options.max_connection_age = absl::Milliseconds(600);
+  options.max_connection_age_grace = absl::Milliseconds(600);
+  auto s = server::CollisionServer::Start(options);
+  ASSERT_TRUE(s.ok()) << s.status();
+  auto client = c::Client::Create((*s)->address());
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->WaitUntilServing(absl::Seconds(10)).ok());
+  auto session = (*client)->OpenSession();
+  ASSERT_TRUE(session.ok());
+  c::IntersectBatch batch;
+  batch.Add(c::Circle(0, 0, 1), c::Point(1, 0));
+  uint64_t next = 1, answered = 0;
+  const absl::Time until = absl::Now() + absl::Seconds(10);
+  while ((*session)->reopens() < 3 && absl::Now() < until) {
+    // Three in flight at a time, so some are unanswered when a stream ends.
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE((*session)->Send(next++, batch.request()).ok());
+    }
+    for (int i = 0; i < 3; ++i) {
+      auto reply = (*session)->Receive();
+      ASSERT_TRUE(reply.ok()) << reply.status();
+      ASSERT_TRUE(reply->status.ok()) << reply->status;
+      ASSERT_EQ(reply->sequence, ++answered);
+      ASSERT_TRUE(reply->response.intersect().results(0).hit());
+    }
+    absl::SleepFor(absl::Milliseconds(5));  // pacing, not readiness
+  }
+  EXPECT_GE((*session)->reopens(), 1);
+  EXPECT_EQ((*session)->outstanding(), 0);
+  EXPECT_TRUE((*session)->Finish().ok());
+
+  // Without reopening, the stream's end is the caller's to see.
+  c::SessionOptions once;
+  once.reopen = false;
+  auto plain = (*client)->OpenSession(once);
+  ASSERT_TRUE(plain.ok());
+  absl::Status ended;
+  for (uint64_t seq = 1; ended.ok() && absl::Now() < until + absl::Seconds(5);
+       ++seq) {
+    ended = (*plain)->Send(seq, batch.request());
+    if (!ended.ok()) break;
+    ended = (*plain)->Receive().status();
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(ended.code(), absl::StatusCode::kUnavailable) << ended;
 }
 
 TEST_F(ClientE2E, SessionAnswersInOrderAndSurvivesARejectedRequest) {

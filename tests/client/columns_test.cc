@@ -56,8 +56,12 @@ TEST(IntersectColumnsBatch, RejectsUnsupportedPairsAndLeavesTheBatchAlone) {
                   c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 0))
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(b.Add(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1)).code(),
-            absl::StatusCode::kInvalidArgument);
+  const absl::Status mixed = b.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1));
+  EXPECT_EQ(mixed.code(), absl::StatusCode::kInvalidArgument);
+  // Named as the schema names them, not by field number.
+  EXPECT_THAT(mixed.message(),
+              ::testing::HasSubstr(
+                  "pair 0: no columnar form for a point and a sphere"));
   EXPECT_EQ(b.size(), 0u);
   EXPECT_EQ(b.request().groups_size(), 0);
 }

@@ -106,8 +106,14 @@ std::string ServiceConfigJson(const ClientOptions& options);
 template <typename Response>
 using Callback = std::function<void(absl::StatusOr<Response>)>;
 
+struct PendingCalls;  // client.cc
+
 class Client {
  public:
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
   // Creates the channel (it connects lazily, on the first call). Fails on an
   // empty target, invalid options, or TLS files that cannot be read.
   static absl::StatusOr<std::unique_ptr<Client>> Create(
@@ -142,6 +148,8 @@ class Client {
   // ---- Callback calls ----
   // `done` runs exactly once, on a gRPC thread, after the call ends. The
   // request is shared, not copied: it must not change until `done` runs.
+  // Destroying the Client waits for every callback call to finish (so do
+  // not destroy it from inside `done`).
   void IntersectAsync(std::shared_ptr<const v1::IntersectRequest> request,
                       Callback<v1::IntersectResponse> done) const;
   void ClosestPointAsync(std::shared_ptr<const v1::ClosestPointRequest> request,
@@ -165,7 +173,8 @@ class Client {
 
   // ---- Streaming ----
   // Opens a QueryStream session (see session.h).
-  absl::StatusOr<std::unique_ptr<QuerySession>> OpenSession() const;
+  absl::StatusOr<std::unique_ptr<QuerySession>> OpenSession(
+      const SessionOptions& options = {}) const;
 
   // One standard health check of `service` ("" = the whole server): true
   // when SERVING.
@@ -178,6 +187,8 @@ class Client {
   const ClientOptions& options() const { return options_; }
 
  private:
+  friend class SceneSession;  // prepares its streams' contexts
+  friend class QuerySession;
   Client(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options);
   // Deadline and bearer token.
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;
@@ -186,6 +197,8 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::CollisionService::Stub> stub_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+  // Callback calls not yet finished (client.cc), shared with them.
+  std::shared_ptr<PendingCalls> pending_;
 };
 
 }  // namespace collision::client

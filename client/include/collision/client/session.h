@@ -14,6 +14,14 @@
 // another; do not call Send() (or Receive()) from two threads at once. With
 // many sends outstanding and nobody receiving, the server eventually stops
 // reading (HTTP/2 flow control): receive from another thread when pipelining.
+//
+// A long session does not die of old age: when the stream breaks (the
+// server ends it at its maximum stream age, drains, or the connection is
+// lost: UNAVAILABLE, ABORTED or CANCELLED), Receive() opens a new one, on
+// whichever replica the channel picks, and resends the requests not yet
+// answered, in order; the caller sees every reply, in order, and no error.
+// It keeps a copy of each request until its reply is received (the price of
+// the resend). SessionOptions turns this off or bounds it.
 #ifndef COLLISION_CLIENT_SESSION_H_
 #define COLLISION_CLIENT_SESSION_H_
 
@@ -25,11 +33,25 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/sync_stream.h"
 
 namespace collision::client {
+
+class Client;
+
+struct SessionOptions {
+  // Reopen a broken stream and resend the unanswered requests (see above).
+  bool reopen = true;
+  // Reopenings tried for one reply before Receive() gives up with the last
+  // error; after the first, a backoff from `first_backoff`, doubling up to
+  // `max_backoff`.
+  int max_reopens_per_reply = 8;
+  absl::Duration first_backoff = absl::Milliseconds(20);
+  absl::Duration max_backoff = absl::Seconds(1);
+};
 
 struct StreamReply {
   uint64_t sequence = 0;
@@ -45,8 +67,9 @@ class QuerySession {
   QuerySession(const QuerySession&) = delete;
   QuerySession& operator=(const QuerySession&) = delete;
 
-  // Sends one request. Fails (with the stream's final status when known)
-  // once the stream is broken or finished.
+  // Sends one request. Fails once the session is finished (or, without
+  // reopening, once the stream is broken); with reopening, a request written
+  // to a stream that broke is resent by Receive().
   absl::Status Send(uint64_t sequence, const v1::IntersectRequest& request);
   absl::Status Send(uint64_t sequence, const v1::ClosestPointRequest& request);
   absl::Status Send(uint64_t sequence,
@@ -55,13 +78,16 @@ class QuerySession {
                     const v1::ClosestPointColumnsRequest& request);
   absl::Status Send(const v1::QueryStreamRequest& request);
 
-  // Blocks for the reply to the oldest request not yet answered. Errors:
-  // FAILED_PRECONDITION when nothing is outstanding, the stream's status
-  // when it ended, INTERNAL when the server answered out of order.
+  // Blocks for the reply to the oldest request not yet answered, reopening
+  // a broken stream (see above). Errors: FAILED_PRECONDITION when nothing
+  // is outstanding, the stream's status when it ended for good (or could
+  // not be reopened), INTERNAL when the server answered out of order.
   absl::StatusOr<StreamReply> Receive();
 
   // Number of requests sent and not yet received.
   int outstanding() const;
+  // Streams reopened so far.
+  int reopens() const;
 
   // Half-closes, drains replies nobody received, and returns the stream's
   // final status. Idempotent.
@@ -69,18 +95,32 @@ class QuerySession {
 
  private:
   friend class Client;
-  QuerySession(std::unique_ptr<grpc::ClientContext> context,
-               v1::CollisionService::Stub* stub);
+  QuerySession(const Client& client, const SessionOptions& options);
 
+  // A new context and stream; the caller holds wmu_ (or is the constructor).
+  void OpenStream();
+  // The stream ended without the reply to `want`: reopens it and resends
+  // the unanswered requests, or returns the status to give up with.
+  absl::Status Recover(uint64_t want, int* attempt);
+
+  const Client& client_;
+  const SessionOptions options_;
+  std::unique_ptr<v1::CollisionService::Stub> stub_;
+  // Writers (Send, Finish) hold wmu_ while they use the stream; Receive
+  // takes it to replace a broken stream. context_ and stream_ change only
+  // then, on the receiving thread, which reads without it.
+  absl::Mutex wmu_ ABSL_ACQUIRED_BEFORE(mu_);
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<
       grpc::ClientReaderWriter<v1::QueryStreamRequest, v1::QueryStreamResponse>>
       stream_;
   mutable absl::Mutex mu_;
-  std::deque<uint64_t> sent_ ABSL_GUARDED_BY(mu_);
+  // Requests sent and not yet answered, oldest first (resent on reopening).
+  std::deque<v1::QueryStreamRequest> pending_ ABSL_GUARDED_BY(mu_);
   bool writes_done_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status final_ ABSL_GUARDED_BY(mu_);
+  int reopens_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace collision::client

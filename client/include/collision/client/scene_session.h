@@ -1,0 +1,127 @@
+// A scene on the service (collision.v1.SceneService.Session) that survives
+// its stream: the session keeps the world the server acknowledged, and when
+// the stream breaks (a drain, the server's maximum stream age, a replica
+// killed) it reopens one, on whichever replica the channel picks, resends
+// the config, a snapshot of that world and the updates of the scene's
+// history window (so rewound queries, SceneQuery.at, get the same answers
+// after a failover as before), then the message in flight. The game sees
+// neither an error nor an answer computed against a partial world.
+//
+//   auto scene = collision::client::SceneSession::Open(*client, config);
+//   v1::SceneRequest tick;            // update + queries of one tick
+//   absl::StatusOr<v1::SceneResponse> answer = (*scene)->Send(tick);
+//   if (!answer.ok()) ...             // rejected (the scene goes on), or the
+//                                     // service unreachable after retries
+//
+// One message at a time (Send blocks for its answer); sequence numbers are
+// the session's. Not thread-safe: one thread per session. Memory, the price
+// of failover: a compact copy of every entity (~56 bytes: its shape at the
+// oldest tick of the history window) plus the updates of the window as
+// they were sent (config.history_ticks - 1 of them at most; with the
+// default, one second of ticks); acknowledged updates are kept and folded
+// at the next Send, off the answer's path.
+#ifndef COLLISION_CLIENT_SCENE_SESSION_H_
+#define COLLISION_CLIENT_SCENE_SESSION_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "collision/client/client.h"
+#include "collision/v1/scene.grpc.pb.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/support/sync_stream.h"
+
+namespace collision::client {
+
+struct SceneSessionOptions {
+  // Stream reopenings tried for one message before Send gives up (with the
+  // last error). Between them: a backoff from `first_backoff`, doubling up
+  // to `max_backoff`.
+  int max_reopens_per_message = 8;
+  absl::Duration first_backoff = absl::Milliseconds(20);
+  absl::Duration max_backoff = absl::Seconds(1);
+};
+
+class SceneSession {
+ public:
+  // Opens the scene. `client` must outlive the session.
+  static absl::StatusOr<std::unique_ptr<SceneSession>> Open(
+      const Client& client, const v1::SceneConfig& config,
+      const SceneSessionOptions& options = {});
+  ~SceneSession();
+  SceneSession(const SceneSession&) = delete;
+  SceneSession& operator=(const SceneSession&) = delete;
+
+  // Sends one message (its `sequence` and `config` are the session's) and
+  // returns its answer. A message the server rejects returns its status
+  // (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) and changes nothing; a
+  // broken stream is reopened transparently (see above).
+  absl::StatusOr<v1::SceneResponse> Send(v1::SceneRequest request);
+
+  // Half-closes the stream and returns its final status. Idempotent.
+  absl::Status Finish();
+
+  // Streams reopened so far, entities and tick as the server acknowledged.
+  int reopens() const { return reopens_; }
+  std::size_t entities() const { return entities_; }
+  std::optional<uint64_t> tick() const { return tick_; }
+  // Updates kept for the history window (resent after a reopen).
+  std::size_t kept_updates() const { return recent_.size(); }
+
+ private:
+  SceneSession(const Client& client, const v1::SceneConfig& config,
+               const SceneSessionOptions& options);
+  // A new stream carrying the config and the acknowledged world.
+  absl::Status Reopen();
+  // One message on the current stream; UNAVAILABLE-like statuses mean the
+  // stream broke (retry), others are the server's answer.
+  absl::StatusOr<v1::SceneResponse> Exchange(v1::SceneRequest* request,
+                                             bool* broken);
+  // Keeps the last acknowledged update and folds the ones that left the
+  // history window into world_.
+  void Fold();
+  void Apply(const v1::SceneUpdate& update);
+
+  // An entity as the session keeps it: the shape's kind (a
+  // v1::Shape::KindCase), its numbers in field order, its category.
+  struct Kept {
+    uint8_t kind = 0;
+    bool angle = false;  // rotated rect: v[6] is its angle (else cos, sin)
+    bool has_category = false;
+    uint32_t category = 0;
+    float v[9] = {};
+  };
+  static Kept Keep(const v1::Shape& shape);
+  static Kept Keep(const v1::EntityColumns& columns, int row);
+  static void Restore(uint64_t id, const Kept& kept, v1::SceneEntity* out);
+
+  const Client& client_;
+  const v1::SceneConfig config_;
+  const SceneSessionOptions options_;
+  std::unique_ptr<v1::SceneService::Stub> stub_;
+  std::unique_ptr<grpc::ClientContext> context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::SceneRequest, v1::SceneResponse>>
+      stream_;
+  uint64_t sequence_ = 0;
+  // The acknowledged world at base_tick_ (the history window's oldest tick,
+  // or before it), then the acknowledged updates after it, oldest first.
+  absl::flat_hash_map<uint64_t, Kept> world_;
+  std::optional<uint64_t> base_tick_;
+  std::deque<v1::SceneUpdate> recent_;
+  std::optional<v1::SceneUpdate> unfolded_;  // acknowledged, not yet kept
+  uint32_t history_ticks_ = 1;               // as the server derives it
+  std::optional<uint64_t> tick_;
+  std::size_t entities_ = 0;
+  int reopens_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace collision::client
+
+#endif  // COLLISION_CLIENT_SCENE_SESSION_H_

@@ -1,0 +1,363 @@
+#include "collision/client/scene_session.h"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace collision::client {
+namespace {
+
+// Statuses that mean the stream (not the message) failed: the server
+// draining or ageing it out, a connection lost or refused, a replica gone.
+bool StreamBroke(const grpc::Status& s) {
+  return s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         s.error_code() == grpc::StatusCode::ABORTED ||
+         s.error_code() == grpc::StatusCode::CANCELLED;
+}
+
+absl::Status ToAbsl(const grpc::Status& s) {
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                      s.error_message());
+}
+
+}  // namespace
+
+SceneSession::SceneSession(const Client& client, const v1::SceneConfig& config,
+                           const SceneSessionOptions& options)
+    : client_(client),
+      config_(config),
+      options_(options),
+      stub_(v1::SceneService::NewStub(client.channel())) {
+  // The server's default: one second at the tick rate (scene.proto).
+  const uint32_t rate = config.tick_rate() == 0 ? 64 : config.tick_rate();
+  history_ticks_ = std::max<uint32_t>(
+      1, config.history_ticks() == 0 ? rate : config.history_ticks());
+}
+
+SceneSession::~SceneSession() {
+  if (!finished_ && context_ != nullptr) context_->TryCancel();
+}
+
+absl::StatusOr<std::unique_ptr<SceneSession>> SceneSession::Open(
+    const Client& client, const v1::SceneConfig& config,
+    const SceneSessionOptions& options) {
+  std::unique_ptr<SceneSession> session(
+      new SceneSession(client, config, options));
+  absl::Duration backoff = options.first_backoff;
+  absl::Status last;
+  for (int attempt = 0; attempt <= options.max_reopens_per_message; ++attempt) {
+    last = session->Reopen();
+    if (last.ok()) return session;
+    if (last.code() != absl::StatusCode::kUnavailable &&
+        last.code() != absl::StatusCode::kResourceExhausted) {
+      return last;  // the config itself was refused
+    }
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, options.max_backoff);
+  }
+  return last;
+}
+
+absl::Status SceneSession::Reopen() {
+  if (context_ != nullptr) context_->TryCancel();
+  stream_.reset();
+  context_ = std::make_unique<grpc::ClientContext>();
+  client_.Prepare(context_.get(), client_.options().stream_timeout);
+  stream_ = stub_->Session(context_.get());
+  v1::SceneRequest opening;
+  *opening.mutable_config() = config_;
+  Fold();
+  if (base_tick_.has_value()) {
+    v1::SceneUpdate* update = opening.mutable_update();
+    update->set_tick(*base_tick_);
+    update->set_snapshot(true);
+    update->mutable_upserts()->Reserve(static_cast<int>(world_.size()));
+    for (const auto& [id, kept] : world_) {
+      Restore(id, kept, update->add_upserts());
+    }
+  }
+  bool broken = false;
+  absl::StatusOr<v1::SceneResponse> answer = Exchange(&opening, &broken);
+  // Then the window's updates, so the new replica's history is the old one's.
+  for (const v1::SceneUpdate& u : recent_) {
+    if (!answer.ok()) break;
+    v1::SceneRequest replay;
+    *replay.mutable_update() = u;
+    answer = Exchange(&replay, &broken);
+  }
+  return answer.status();
+}
+
+absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
+    v1::SceneRequest* request, bool* broken) {
+  *broken = false;
+  request->set_sequence(++sequence_);
+  v1::SceneResponse response;
+  if (!stream_->Write(*request) || !stream_->Read(&response)) {
+    const grpc::Status s = stream_->Finish();
+    *broken = s.ok() || StreamBroke(s);
+    if (s.ok()) {
+      return absl::UnavailableError("the scene stream ended without an answer");
+    }
+    return ToAbsl(s);
+  }
+  if (response.sequence() != sequence_) {
+    return absl::InternalError(absl::StrCat(
+        "answer for message ", response.sequence(), ", expected ", sequence_));
+  }
+  if (response.has_error()) {
+    return absl::Status(static_cast<absl::StatusCode>(response.error().code()),
+                        response.error().message());
+  }
+  return response;
+}
+
+absl::StatusOr<v1::SceneResponse> SceneSession::Send(v1::SceneRequest request) {
+  if (finished_) return absl::FailedPreconditionError("session finished");
+  request.clear_config();
+  Fold();  // the previous answer's update, now that the caller has it
+  absl::Duration backoff = options_.first_backoff;
+  absl::Status last;
+  for (int attempt = 0; attempt <= options_.max_reopens_per_message;
+       ++attempt) {
+    if (stream_ == nullptr) {
+      last = Reopen();
+      if (!last.ok()) {
+        stream_.reset();
+        absl::SleepFor(backoff);
+        backoff = std::min(backoff * 2, options_.max_backoff);
+        continue;
+      }
+      ++reopens_;
+    }
+    bool broken = false;
+    absl::StatusOr<v1::SceneResponse> answer = Exchange(&request, &broken);
+    if (answer.ok()) {
+      if (request.has_update()) {
+        tick_ = request.update().tick();
+        unfolded_ = std::move(*request.mutable_update());
+      }
+      entities_ = answer->entities();
+      return answer;
+    }
+    if (!broken) return answer.status();  // the server's verdict
+    last = answer.status();
+    stream_.reset();  // the message goes again on a new stream
+  }
+  return absl::UnavailableError(
+      absl::StrCat("the scene could not be reopened after ",
+                   options_.max_reopens_per_message,
+                   " attempts; last error: ", last.ToString()));
+}
+
+void SceneSession::Fold() {
+  if (unfolded_.has_value()) {
+    recent_.push_back(std::move(*unfolded_));
+    unfolded_.reset();
+  }
+  if (!tick_.has_value()) return;
+  // The server keeps ticks [latest - (H - 1), latest]; an update at or
+  // before the oldest of them only matters as part of the world then.
+  const uint64_t oldest =
+      *tick_ >= history_ticks_ - 1 ? *tick_ - (history_ticks_ - 1) : 0;
+  while (!recent_.empty() && recent_.front().tick() <= oldest) {
+    Apply(recent_.front());
+    base_tick_ = recent_.front().tick();
+    recent_.pop_front();
+  }
+}
+
+void SceneSession::Apply(const v1::SceneUpdate& update) {
+  if (update.snapshot()) world_.clear();
+  for (uint64_t id : update.removals()) world_.erase(id);
+  for (const v1::SceneEntity& e : update.upserts()) {
+    Kept kept = Keep(e.shape());
+    kept.has_category = e.has_category();
+    kept.category = e.category();
+    world_[e.id()] = kept;
+  }
+  for (const v1::EntityColumns& g : update.upsert_columns()) {
+    for (int i = 0; i < g.ids_size(); ++i) world_[g.ids(i)] = Keep(g, i);
+  }
+}
+
+SceneSession::Kept SceneSession::Keep(const v1::Shape& s) {
+  Kept k;
+  k.kind = static_cast<uint8_t>(s.kind_case());
+  float* v = k.v;
+  switch (s.kind_case()) {
+    case v1::Shape::kPoint:
+      v[0] = s.point().x(), v[1] = s.point().y();
+      break;
+    case v1::Shape::kCircle:
+      v[0] = s.circle().center().x(), v[1] = s.circle().center().y();
+      v[2] = s.circle().radius();
+      break;
+    case v1::Shape::kRect:
+      v[0] = s.rect().min().x(), v[1] = s.rect().min().y();
+      v[2] = s.rect().max().x(), v[3] = s.rect().max().y();
+      break;
+    case v1::Shape::kRotatedRect: {
+      const v1::RotatedRect& r = s.rotated_rect();
+      v[0] = r.size().x(), v[1] = r.size().y();
+      v[2] = r.pivot().x(), v[3] = r.pivot().y();
+      v[4] = r.position().x(), v[5] = r.position().y();
+      k.angle = r.orientation_case() == v1::RotatedRect::kAngle;
+      if (k.angle) {
+        v[6] = r.angle();
+      } else {
+        v[7] = r.rotation().cos(), v[8] = r.rotation().sin();
+      }
+      break;
+    }
+    case v1::Shape::kPoint3:
+      v[0] = s.point3().x(), v[1] = s.point3().y(), v[2] = s.point3().z();
+      break;
+    case v1::Shape::kSphere:
+      v[0] = s.sphere().center().x(), v[1] = s.sphere().center().y();
+      v[2] = s.sphere().center().z(), v[3] = s.sphere().radius();
+      break;
+    case v1::Shape::kBox:
+      v[0] = s.box().min().x(), v[1] = s.box().min().y();
+      v[2] = s.box().min().z(), v[3] = s.box().max().x();
+      v[4] = s.box().max().y(), v[5] = s.box().max().z();
+      break;
+    case v1::Shape::KIND_NOT_SET:
+      break;
+  }
+  return k;
+}
+
+SceneSession::Kept SceneSession::Keep(const v1::EntityColumns& g, int i) {
+  Kept k;
+  k.has_category = g.categories_size() > 0;
+  k.category = k.has_category ? g.categories(i) : 0;
+  float* v = k.v;
+  switch (g.shapes_case()) {
+    case v1::EntityColumns::kCircles: {
+      const v1::BallColumns2& b = g.circles();
+      k.kind = static_cast<uint8_t>(b.radius_size() == 0 ? v1::Shape::kPoint
+                                                         : v1::Shape::kCircle);
+      v[0] = b.x(i), v[1] = b.y(i);
+      v[2] = b.radius_size() == 0 ? 0.0f : b.radius(i);
+      break;
+    }
+    case v1::EntityColumns::kRects: {
+      const v1::RectColumns& r = g.rects();
+      k.kind = static_cast<uint8_t>(v1::Shape::kRect);
+      v[0] = r.min_x(i), v[1] = r.min_y(i), v[2] = r.max_x(i);
+      v[3] = r.max_y(i);
+      break;
+    }
+    case v1::EntityColumns::kRotatedRects: {
+      const v1::RotatedRectColumns& r = g.rotated_rects();
+      k.kind = static_cast<uint8_t>(v1::Shape::kRotatedRect);
+      v[0] = r.size_x(i), v[1] = r.size_y(i), v[2] = r.pivot_x(i);
+      v[3] = r.pivot_y(i), v[4] = r.position_x(i), v[5] = r.position_y(i);
+      k.angle = r.angle_size() > 0;
+      if (k.angle) {
+        v[6] = r.angle(i);
+      } else {
+        v[7] = r.cos(i), v[8] = r.sin(i);
+      }
+      break;
+    }
+    case v1::EntityColumns::kSpheres: {
+      const v1::BallColumns3& b = g.spheres();
+      k.kind = static_cast<uint8_t>(b.radius_size() == 0 ? v1::Shape::kPoint3
+                                                         : v1::Shape::kSphere);
+      v[0] = b.x(i), v[1] = b.y(i), v[2] = b.z(i);
+      v[3] = b.radius_size() == 0 ? 0.0f : b.radius(i);
+      break;
+    }
+    case v1::EntityColumns::kBoxes: {
+      const v1::BoxColumns& b = g.boxes();
+      k.kind = static_cast<uint8_t>(v1::Shape::kBox);
+      v[0] = b.min_x(i), v[1] = b.min_y(i), v[2] = b.min_z(i);
+      v[3] = b.max_x(i), v[4] = b.max_y(i), v[5] = b.max_z(i);
+      break;
+    }
+    case v1::EntityColumns::SHAPES_NOT_SET:
+      break;
+  }
+  return k;
+}
+
+void SceneSession::Restore(uint64_t id, const Kept& k, v1::SceneEntity* out) {
+  out->set_id(id);
+  if (k.has_category) out->set_category(k.category);
+  v1::Shape* s = out->mutable_shape();
+  const float* v = k.v;
+  switch (static_cast<v1::Shape::KindCase>(k.kind)) {
+    case v1::Shape::kPoint:
+      s->mutable_point()->set_x(v[0]);
+      s->mutable_point()->set_y(v[1]);
+      return;
+    case v1::Shape::kCircle:
+      s->mutable_circle()->mutable_center()->set_x(v[0]);
+      s->mutable_circle()->mutable_center()->set_y(v[1]);
+      s->mutable_circle()->set_radius(v[2]);
+      return;
+    case v1::Shape::kRect:
+      s->mutable_rect()->mutable_min()->set_x(v[0]);
+      s->mutable_rect()->mutable_min()->set_y(v[1]);
+      s->mutable_rect()->mutable_max()->set_x(v[2]);
+      s->mutable_rect()->mutable_max()->set_y(v[3]);
+      return;
+    case v1::Shape::kRotatedRect: {
+      v1::RotatedRect* r = s->mutable_rotated_rect();
+      r->mutable_size()->set_x(v[0]);
+      r->mutable_size()->set_y(v[1]);
+      r->mutable_pivot()->set_x(v[2]);
+      r->mutable_pivot()->set_y(v[3]);
+      r->mutable_position()->set_x(v[4]);
+      r->mutable_position()->set_y(v[5]);
+      if (k.angle) {
+        r->set_angle(v[6]);
+      } else {
+        r->mutable_rotation()->set_cos(v[7]);
+        r->mutable_rotation()->set_sin(v[8]);
+      }
+      return;
+    }
+    case v1::Shape::kPoint3:
+      s->mutable_point3()->set_x(v[0]);
+      s->mutable_point3()->set_y(v[1]);
+      s->mutable_point3()->set_z(v[2]);
+      return;
+    case v1::Shape::kSphere:
+      s->mutable_sphere()->mutable_center()->set_x(v[0]);
+      s->mutable_sphere()->mutable_center()->set_y(v[1]);
+      s->mutable_sphere()->mutable_center()->set_z(v[2]);
+      s->mutable_sphere()->set_radius(v[3]);
+      return;
+    case v1::Shape::kBox:
+      s->mutable_box()->mutable_min()->set_x(v[0]);
+      s->mutable_box()->mutable_min()->set_y(v[1]);
+      s->mutable_box()->mutable_min()->set_z(v[2]);
+      s->mutable_box()->mutable_max()->set_x(v[3]);
+      s->mutable_box()->mutable_max()->set_y(v[4]);
+      s->mutable_box()->mutable_max()->set_z(v[5]);
+      return;
+    case v1::Shape::KIND_NOT_SET:
+      return;
+  }
+}
+
+absl::Status SceneSession::Finish() {
+  if (finished_ || stream_ == nullptr) {
+    finished_ = true;
+    return absl::OkStatus();
+  }
+  finished_ = true;
+  stream_->WritesDone();
+  v1::SceneResponse ignored;
+  while (stream_->Read(&ignored)) {
+  }
+  return ToAbsl(stream_->Finish());
+}
+
+}  // namespace collision::client
