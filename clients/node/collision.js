@@ -1,6 +1,7 @@
-// Shared helpers of the Node client: loads collision.v1 and grpc.health.v1
-// from the repository's .proto files at run time (@grpc/proto-loader), and
-// starts a collision_server binary for tests.
+// Shared helpers of the Node client: loads collision.v1 (CollisionService,
+// SceneService) and grpc.health.v1 from the repository's .proto files at run
+// time (@grpc/proto-loader), calls unary and bidirectional-stream methods,
+// and starts a collision_server binary for tests.
 'use strict';
 
 const path = require('node:path');
@@ -25,7 +26,8 @@ const LOADER_OPTIONS = {
 
 function loadProtos() {
   const definition = protoLoader.loadSync(
-    ['collision/v1/collision.proto', 'grpc/health/v1/health.proto'],
+    ['collision/v1/collision.proto', 'collision/v1/scene.proto',
+     'grpc/health/v1/health.proto'],
     LOADER_OPTIONS);
   const loaded = grpc.loadPackageDefinition(definition);
   return { collision: loaded.collision.v1, health: loaded.grpc.health.v1 };
@@ -37,6 +39,41 @@ function unary(client, method, request, timeoutMs = 10000) {
     client[method](request, { deadline: Date.now() + timeoutMs },
       (err, reply) => (err ? reject(err) : resolve(reply)));
   });
+}
+
+// A bidirectional stream (SceneService.Session, QueryStream) one message at
+// a time: send(request) writes a message and resolves to the next response
+// (rejects once the stream has failed or ended); close() half-closes and
+// resolves to the final status { code, details }. The deadline (ms from now)
+// covers the whole stream.
+function bidi(client, method, timeoutMs = 30000) {
+  const call = client[method]({ deadline: Date.now() + timeoutMs });
+  const ready = [];    // responses no send() has asked for yet
+  const waiting = [];  // send()s waiting for their response
+  let failure = null;
+  const fail = (err) => {
+    failure = failure || err;
+    for (const w of waiting.splice(0)) w.reject(failure);
+  };
+  call.on('data', (r) => (waiting.length ? waiting.shift().resolve(r)
+    : ready.push(r)));
+  call.on('error', fail);  // a non-OK status; 'status' reports it too
+  call.on('end', () => fail(new Error('the stream ended')));
+  const status = new Promise((resolve) => call.on('status', resolve));
+  return {
+    send(request) {
+      call.write(request);
+      return new Promise((resolve, reject) => {
+        if (ready.length) resolve(ready.shift());
+        else if (failure) reject(failure);
+        else waiting.push({ resolve, reject });
+      });
+    },
+    close() {
+      call.end();
+      return status;
+    },
+  };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -98,5 +135,5 @@ async function startServer(binary, timeoutMs = 20000) {
 }
 
 module.exports = {
-  grpc, loadProtos, unary, waitUntilServing, startServer, PROTO_ROOT,
+  grpc, loadProtos, unary, bidi, waitUntilServing, startServer, PROTO_ROOT,
 };
