@@ -7,7 +7,10 @@
 //       --batch=1000 --concurrency=16 --duration=30s --html_out=report.html
 //
 // Exit status: 0 ok, 1 bad flags or setup, 2 --verify found mismatches,
-// 3 --baseline found a regression.
+// 3 --baseline found a regression, 4 more calls failed than
+// --max_error_rate allows (by default: any), or none was measured, 5 an
+// open-loop run sent fewer calls than --rate asked (beyond
+// --max_rate_shortfall).
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -21,10 +24,14 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "collision/core/batch.h"
+#include "common/usage.h"
 #include "tools/report.h"
 #include "tools/runner.h"
+#include "tools/scene_load.h"
 #include "tools/workload.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051",
@@ -34,7 +41,23 @@ ABSL_FLAG(std::string, lb, "",
           "load-balancing policy (default: round_robin for several targets)");
 ABSL_FLAG(std::string, rpc, "intersect_pairs",
           "rpc mix: name[:weight],... of intersect|closest x "
-          "_pairs|_columns|_stream (stream sends columns over QueryStream)");
+          "_pairs|_columns|_stream (stream sends columns over QueryStream); "
+          "or `scene`: --concurrency scenes ticking on SceneService (the "
+          "--scene_* flags), latency per tick");
+ABSL_FLAG(int, scene_entities, 10000, "scene: moving circles per scene");
+ABSL_FLAG(double, scene_moving, 1.0, "scene: share of entities moved per tick");
+ABSL_FLAG(double, tick_rate, 64, "scene: ticks per second per scene");
+ABSL_FLAG(int, scene_rays, 256, "scene: raycasts per tick");
+ABSL_FLAG(int, scene_sweeps, 200, "scene: swept circles per tick");
+ABSL_FLAG(int, scene_overlaps, 50, "scene: circle overlaps per tick");
+ABSL_FLAG(bool, scene_columns, true,
+          "scene: send upserts as columns (false: per entity)");
+ABSL_FLAG(absl::Duration, scene_rewind_min, absl::ZeroDuration(),
+          "scene: rewind each raycast by a lag drawn uniformly from "
+          "[--scene_rewind_min, --scene_rewind_max] (lag compensation, "
+          "SceneQuery.at); both 0: not rewound");
+ABSL_FLAG(absl::Duration, scene_rewind_max, absl::ZeroDuration(),
+          "scene: see --scene_rewind_min");
 ABSL_FLAG(std::string, kinds, "circle_rect",
           "pair-kind mix: name[:weight],... of circle_circle, circle_rect, "
           "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, box_box");
@@ -67,6 +90,14 @@ ABSL_FLAG(std::string, json_out, "", "also write the JSON report here");
 ABSL_FLAG(std::string, csv_out, "", "also write the CSV report here");
 ABSL_FLAG(std::string, html_out, "", "also write the HTML report here");
 ABSL_FLAG(std::string, baseline, "", "JSON report to compare with");
+ABSL_FLAG(double, max_error_rate, 0,
+          "share of measured calls (0..1) that may fail before the run exits "
+          "4; 0: any failure does (an unreachable server, 100% "
+          "UNAUTHENTICATED or shed load are failures, not results)");
+ABSL_FLAG(double, max_rate_shortfall, 0.01,
+          "open loop (--rate with --duration): share of the calls due that "
+          "may go unsent (all --concurrency slots busy) before the run "
+          "exits 5; 1: never");
 ABSL_FLAG(double, max_regression, 1.2,
           "with --baseline: allowed ratio (1.2 = 20% slower) before exit 3");
 ABSL_FLAG(bool, blocking, false,
@@ -144,13 +175,16 @@ int DumpRequest(const Item& item, const std::string& path) {
 }  // namespace
 
 int Main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  collision::ConfigureUsage(
+      "collision_load", "tools/main.cc", collision::SimdTargetName(),
       "Load-tests a collision server: collision_load --target=host:port "
       "[--rpc=...] [--batch=N] [--concurrency=N] [--duration=10s]");
   absl::ParseCommandLine(argc, argv);
 
   WorkloadOptions w;
-  auto ops = ParseOpMix(absl::GetFlag(FLAGS_rpc));
+  const bool scene_load = absl::GetFlag(FLAGS_rpc) == "scene";
+  auto ops =
+      ParseOpMix(scene_load ? "intersect_pairs" : absl::GetFlag(FLAGS_rpc));
   if (!ops.ok()) return Fail(ops.status().ToString());
   auto kinds = ParseKindMix(absl::GetFlag(FLAGS_kinds));
   if (!kinds.ok()) return Fail(kinds.status().ToString());
@@ -213,18 +247,41 @@ int Main(int argc, char** argv) {
   o.callback_api = !absl::GetFlag(FLAGS_blocking);
   const std::string progress = absl::GetFlag(FLAGS_progress);
   o.progress = progress == "on" || (progress == "auto" && isatty(2));
+  if (!(absl::GetFlag(FLAGS_max_error_rate) >= 0 &&
+        absl::GetFlag(FLAGS_max_error_rate) <= 1)) {
+    return Fail("--max_error_rate must be in [0, 1]");
+  }
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "json" && format != "csv") {
     return Fail("--format must be text, json or csv");
   }
 
-  auto workload = Workload::Create(w);
-  if (!workload.ok()) return Fail(workload.status().ToString());
-  if (const std::string path = absl::GetFlag(FLAGS_dump_request);
-      !path.empty()) {
-    return DumpRequest(workload->Get(0), path);
+  const std::string started_at =
+      absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
+  absl::StatusOr<RunResult> run;
+  if (absl::GetFlag(FLAGS_rpc) == "scene") {
+    SceneLoadOptions scene;
+    scene.entities = absl::GetFlag(FLAGS_scene_entities);
+    scene.moving = absl::GetFlag(FLAGS_scene_moving);
+    scene.tick_rate = absl::GetFlag(FLAGS_tick_rate);
+    scene.rays = absl::GetFlag(FLAGS_scene_rays);
+    scene.sweeps = absl::GetFlag(FLAGS_scene_sweeps);
+    scene.overlaps = absl::GetFlag(FLAGS_scene_overlaps);
+    scene.columns = absl::GetFlag(FLAGS_scene_columns);
+    scene.rewind_min = absl::GetFlag(FLAGS_scene_rewind_min);
+    scene.rewind_max = absl::GetFlag(FLAGS_scene_rewind_max);
+    o.rate = scene.tick_rate * o.concurrency;
+    run = RunScenes(o, scene);
+    w.batch = scene.rays + scene.sweeps + scene.overlaps;
+  } else {
+    auto workload = Workload::Create(w);
+    if (!workload.ok()) return Fail(workload.status().ToString());
+    if (const std::string path = absl::GetFlag(FLAGS_dump_request);
+        !path.empty()) {
+      return DumpRequest(workload->Get(0), path);
+    }
+    run = Run(o, *workload);
   }
-  auto run = Run(o, *workload);
   if (!run.ok()) return Fail(run.status().ToString());
 
   ReportConfig rc;
@@ -238,6 +295,8 @@ int Main(int argc, char** argv) {
   rc.poisson = o.poisson;
   rc.seed = w.seed;
   rc.warmup_s = absl::ToDoubleSeconds(o.warmup);
+  rc.tool_version = absl::StrCat("collision_load ", COLLISION_VERSION);
+  rc.started_at = started_at;
   rc.interval_s = absl::ToDoubleSeconds(o.progress_interval);
   const Report report = MakeReport(rc, *std::move(run));
 
@@ -258,6 +317,38 @@ int Main(int argc, char** argv) {
   }
 
   int status = 0;
+  const double max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
+  if (report.run.requests == 0) {
+    std::fprintf(stderr, "collision_load: no call was measured\n");
+    status = 4;
+  } else if (double(report.run.errors) >
+             max_error_rate * double(report.run.requests)) {
+    std::string codes;
+    for (const auto& [code, n] : report.run.status_counts) {
+      if (code != "OK") absl::StrAppend(&codes, " ", code, ":", n);
+    }
+    std::fprintf(
+        stderr,
+        "collision_load: %lld of %lld calls failed (%.2f%%), above "
+        "--max_error_rate=%g;%s\n",
+        static_cast<long long>(report.run.errors),
+        static_cast<long long>(report.run.requests),
+        100.0 * double(report.run.errors) / double(report.run.requests),
+        max_error_rate, codes.c_str());
+    status = 4;
+  }
+  if (report.run.due > 0 && report.run.unsent > 0) {
+    const double shortfall = double(report.run.unsent) / double(report.run.due);
+    std::fprintf(stderr,
+                 "collision_load: the rate was not reached: %lld of the %lld "
+                 "calls due at --rate=%g in --duration were not sent "
+                 "(%.1f%%): all %d slots of --concurrency were busy; raise "
+                 "--concurrency (or --connections) or lower --rate\n",
+                 static_cast<long long>(report.run.unsent),
+                 static_cast<long long>(report.run.due), o.rate,
+                 100.0 * shortfall, o.concurrency);
+    if (shortfall > absl::GetFlag(FLAGS_max_rate_shortfall)) status = 5;
+  }
   if (report.run.mismatches > 0) {
     std::fprintf(stderr, "collision_load: --verify: %lld mismatching answers\n",
                  static_cast<long long>(report.run.mismatches));
@@ -266,6 +357,12 @@ int Main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_baseline).empty()) {
     auto baseline = ReadBaseline(absl::GetFlag(FLAGS_baseline));
     if (!baseline.ok()) return Fail(baseline.status().ToString());
+    if (const std::string diff = WorkloadDifference(rc, *baseline);
+        !diff.empty()) {
+      return Fail(absl::StrCat(
+          "--baseline ran a different workload (", diff,
+          "); its numbers are not comparable: rerun it with these flags"));
+    }
     const std::vector<std::string> regressions =
         Regressions(report, *baseline, absl::GetFlag(FLAGS_max_regression));
     for (const std::string& r : regressions) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 
 namespace collision::load {
@@ -30,10 +31,10 @@ Report MakeReport(const ReportConfig& config, RunResult run) {
   r.requests_per_second = double(x.requests) / x.seconds;
   r.pair_tests_per_second = double(x.pairs) / x.seconds;
   const Histogram& h = x.latency;
-  r.latency_us = {Us(h.min()),          h.mean() / 1000.0,
-                  Us(h.Percentile(50)), Us(h.Percentile(90)),
-                  Us(h.Percentile(99)), Us(h.Percentile(99.9)),
-                  Us(h.max())};
+  r.latency_us = {
+      Us(h.min()),          h.mean() / 1000.0,      Us(h.Percentile(50)),
+      Us(h.Percentile(75)), Us(h.Percentile(90)),   Us(h.Percentile(95)),
+      Us(h.Percentile(99)), Us(h.Percentile(99.9)), Us(h.max())};
   r.cpu_utilization =
       (x.cpu_user_s + x.cpu_system_s) / (x.seconds * double(x.cores));
   r.client_saturated = r.cpu_utilization > kSaturationThreshold;
@@ -58,9 +59,11 @@ std::string TextReport(const Report& r) {
                         r.requests_per_second, r.pair_tests_per_second);
   const LatencySummary& l = r.latency_us;
   absl::StrAppendFormat(&s,
-                        "latency (us) min %.1f  mean %.1f  p50 %.1f  p90 %.1f  "
+                        "latency (us) min %.1f  mean %.1f  p50 %.1f  p75 %.1f  "
+                        "p90 %.1f  p95 %.1f  "
                         "p99 %.1f  p99.9 %.1f  max %.1f\n",
-                        l.min, l.mean, l.p50, l.p90, l.p99, l.p999, l.max);
+                        l.min, l.mean, l.p50, l.p75, l.p90, l.p95, l.p99,
+                        l.p999, l.max);
   s += "status      ";
   for (const auto& [code, n] : x.status_counts) {
     absl::StrAppendFormat(&s, " %s=%d", code, n);
@@ -73,6 +76,12 @@ std::string TextReport(const Report& r) {
     absl::StrAppendFormat(&s,
                           "backoff      %d pauses after UNAVAILABLE, %.2fs\n",
                           x.backoffs, x.backoff_s);
+  }
+  if (x.unsent > 0) {
+    absl::StrAppendFormat(&s,
+                          "rate         NOT REACHED: %d of %d calls due were "
+                          "never sent (every slot busy)\n",
+                          x.unsent, x.due);
   }
   if (x.verified > 0) {
     absl::StrAppendFormat(&s,
@@ -106,6 +115,8 @@ std::string JsonReport(const Report& r) {
                  {"poisson", c.poisson},
                  {"seed", c.seed},
                  {"warmup_s", c.warmup_s}};
+  j["tool"] = c.tool_version;
+  j["started_at"] = c.started_at;
   j["requests"] = x.requests;
   j["ok"] = x.ok;
   j["errors"] = x.errors;
@@ -114,12 +125,13 @@ std::string JsonReport(const Report& r) {
   j["requests_per_second"] = r.requests_per_second;
   j["pair_tests_per_second"] = r.pair_tests_per_second;
   const LatencySummary& l = r.latency_us;
-  j["latency_us"] = {{"min", l.min}, {"mean", l.mean}, {"p50", l.p50},
-                     {"p90", l.p90}, {"p99", l.p99},   {"p99_9", l.p999},
-                     {"max", l.max}};
+  j["latency_us"] = {{"min", l.min}, {"mean", l.mean},  {"p50", l.p50},
+                     {"p75", l.p75}, {"p90", l.p90},    {"p95", l.p95},
+                     {"p99", l.p99}, {"p99_9", l.p999}, {"max", l.max}};
   j["status_counts"] = x.status_counts;
   j["first_error"] = x.first_error;
   j["backoffs"] = x.backoffs;
+  j["open_loop"] = {{"due", x.due}, {"unsent", x.unsent}};
   j["verify"] = {{"responses", x.verified},
                  {"pairs", x.verified_pairs},
                  {"mismatches", x.mismatches}};
@@ -151,17 +163,19 @@ std::string CsvReport(const Report& r) {
   std::string s =
       "requests,ok,errors,pair_tests,seconds,requests_per_second,"
       "pair_tests_per_second,latency_min_us,latency_mean_us,latency_p50_us,"
-      "latency_p90_us,latency_p99_us,latency_p99_9_us,latency_max_us,"
+      "latency_p75_us,latency_p90_us,latency_p95_us,latency_p99_us,"
+      "latency_p99_9_us,latency_max_us,"
       "verified_pairs,mismatches,cpu_utilization,batch,concurrency,"
       "connections,rate\n";
   absl::StrAppendFormat(
       &s,
-      "%d,%d,%d,%d,%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,"
-      "%.4f,%d,%d,%d,%.3f\n",
+      "%d,%d,%d,%d,%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
+      "%.3f,%d,%d,%.4f,%d,%d,%d,%.3f\n",
       x.requests, x.ok, x.errors, x.pairs, x.seconds, r.requests_per_second,
-      r.pair_tests_per_second, l.min, l.mean, l.p50, l.p90, l.p99, l.p999,
-      l.max, x.verified_pairs, x.mismatches, r.cpu_utilization, r.config.batch,
-      r.config.concurrency, r.config.connections, r.config.rate);
+      r.pair_tests_per_second, l.min, l.mean, l.p50, l.p75, l.p90, l.p95, l.p99,
+      l.p999, l.max, x.verified_pairs, x.mismatches, r.cpu_utilization,
+      r.config.batch, r.config.concurrency, r.config.connections,
+      r.config.rate);
   return s;
 }
 
@@ -181,7 +195,37 @@ absl::StatusOr<Baseline> ReadBaseline(const std::string& path) {
   b.p50_us = j["latency_us"].value("p50", 0.0);
   b.p99_us = j["latency_us"]["p99"].get<double>();
   b.errors = j.value("errors", int64_t{0});
+  if (j.contains("config") && j["config"].is_object()) {
+    const json& c = j["config"];
+    b.has_config = true;
+    b.config.ops = c.value("rpc", std::string());
+    b.config.kinds = c.value("kinds", std::string());
+    b.config.batch = c.value("batch", 0);
+    b.config.concurrency = c.value("concurrency", 0);
+    b.config.connections = c.value("connections", 0);
+    b.config.rate = c.value("rate", 0.0);
+    b.config.poisson = c.value("poisson", false);
+  }
   return b;
+}
+
+std::string WorkloadDifference(const ReportConfig& run, const Baseline& b) {
+  if (!b.has_config) return "";
+  const ReportConfig& base = b.config;
+  std::vector<std::string> out;
+  auto differ = [&](const char* name, const std::string& now,
+                    const std::string& then) {
+    if (now != then) out.push_back(absl::StrCat(name, " ", now, " vs ", then));
+  };
+  differ("rpc", run.ops, base.ops);
+  differ("kinds", run.kinds, base.kinds);
+  differ("batch", absl::StrCat(run.batch), absl::StrCat(base.batch));
+  differ("concurrency", absl::StrCat(run.concurrency),
+         absl::StrCat(base.concurrency));
+  differ("connections", absl::StrCat(run.connections),
+         absl::StrCat(base.connections));
+  differ("rate", Mode(run), Mode(base));
+  return absl::StrJoin(out, "; ");
 }
 
 std::vector<std::string> Regressions(const Report& r, const Baseline& b,

@@ -24,10 +24,13 @@ struct ReportConfig {
   uint64_t seed = 0;
   double warmup_s = 0;
   double interval_s = 1;
+  std::string tool_version;  // "collision_load 0.1.0 (...)"
+  std::string started_at;    // RFC 3339, UTC
 };
 
 struct LatencySummary {  // microseconds
-  double min = 0, mean = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+  double min = 0, mean = 0, p50 = 0, p75 = 0, p90 = 0, p95 = 0, p99 = 0,
+         p999 = 0, max = 0;
 };
 
 struct Report {
@@ -54,14 +57,23 @@ std::string CsvReport(const Report& r);
 // histogram, throughput and latency over time). No scripts, no links.
 std::string HtmlReport(const Report& r);
 
-// The numbers --baseline compares, read from a JSON report.
+// The numbers --baseline compares, read from a JSON report, and the
+// workload that produced them (reports before the workload was recorded
+// have none).
 struct Baseline {
   double requests_per_second = 0;
   double p50_us = 0;
   double p99_us = 0;
   int64_t errors = 0;
+  bool has_config = false;
+  ReportConfig config;  // the workload fields only
 };
 absl::StatusOr<Baseline> ReadBaseline(const std::string& path);
+// The workload fields (rpc, kinds, batch, concurrency, connections, rate,
+// poisson) in which the run differs from the baseline's, as "batch 16 vs
+// 100; ..."; empty when they match or the baseline has none. Numbers of
+// different workloads are not compared.
+std::string WorkloadDifference(const ReportConfig& run, const Baseline& b);
 // One line per regression: throughput below baseline / ratio, p50 or p99
 // above baseline * ratio, or errors where the baseline had none. Empty:
 // no regression. ratio > 1 (e.g. 1.2 allows 20%).

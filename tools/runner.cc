@@ -63,11 +63,29 @@ class Scheduler {
         stopped_ = true;
         return stop;
       }
+      // Open loop for a duration: the run ends on time even when the
+      // calls fall behind their schedule; what was due and not sent is
+      // counted (unsent), not sent late past the end.
+      if (o_.rate > 0 && o_.requests == 0 && absl::Now() >= end_) {
+        stopped_ = true;
+        return stop;
+      }
       ++measured_issued_;
     }
     return t;
   }
   absl::Time measure_start() const { return measure_start_; }
+  // Open loop for a duration: calls due in the measured window.
+  int64_t due() const {
+    return o_.rate > 0 && o_.requests == 0
+               ? static_cast<int64_t>(o_.rate *
+                                      absl::ToDoubleSeconds(o_.duration))
+               : 0;
+  }
+  int64_t issued() {
+    absl::MutexLock lock(&mu_);
+    return measured_issued_;
+  }
 
  private:
   const RunOptions& o_;
@@ -423,6 +441,8 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
   out.cpu_system_s = CpuSeconds(after.ru_stime) - CpuSeconds(before.ru_stime);
   out.cores = std::max(1u, std::thread::hardware_concurrency());
   out.series = series.Take();
+  out.due = scheduler.due();
+  out.unsent = std::max<int64_t>(0, out.due - scheduler.issued());
   return out;
 }
 

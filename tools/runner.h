@@ -68,6 +68,11 @@ struct RunResult {
   int64_t verified = 0;  // responses checked
   int64_t verified_pairs = 0;
   int64_t mismatches = 0;  // pairs whose answer differed from the reference
+  // Open loop for a duration: calls due in the measured window, and how
+  // many of them were never sent because the run's time was up (every slot
+  // of --concurrency busy: the rate was not reached).
+  int64_t due = 0;
+  int64_t unsent = 0;
   std::vector<Interval> series;
 };
 

@@ -4,11 +4,13 @@
 // UNAVAILABLE with pushback slows it down), and --baseline.
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -87,7 +89,13 @@ TEST(LoadTool, CountsAddUpAgainstTheRealServerAndJsonCsvParseBack) {
   EXPECT_EQ(j["verify"]["mismatches"].get<int64_t>(), 0);
   const json& l = j["latency_us"];
   EXPECT_LE(l["min"].get<double>(), l["p50"].get<double>());
-  EXPECT_LE(l["p50"].get<double>(), l["p90"].get<double>());
+  EXPECT_LE(l["p50"].get<double>(), l["p75"].get<double>());
+  EXPECT_LE(l["p75"].get<double>(), l["p90"].get<double>());
+  EXPECT_LE(l["p90"].get<double>(), l["p95"].get<double>());
+  EXPECT_LE(l["p95"].get<double>(), l["p99"].get<double>());
+  EXPECT_THAT(j["tool"].get<std::string>(), HasSubstr("collision_load "));
+  EXPECT_THAT(j["started_at"].get<std::string>(),
+              ::testing::MatchesRegex("[0-9-]+T[0-9:]+\\+00:00"));
   EXPECT_LE(l["p99"].get<double>(), l["p99_9"].get<double>());
   EXPECT_LE(l["p99_9"].get<double>(), l["max"].get<double>());
   int64_t series = 0;
@@ -105,6 +113,28 @@ TEST(LoadTool, CountsAddUpAgainstTheRealServerAndJsonCsvParseBack) {
   EXPECT_EQ(csv["requests"], "300");
   EXPECT_EQ(std::stoll(csv["pair_tests"]), j["pair_tests"].get<int64_t>());
   EXPECT_EQ(csv["batch"], "16");
+}
+
+// Scenes ticking with lag-compensated raycasts: every tick answered, none
+// rejected (a rewound moment in the future would be), on a real server.
+TEST(LoadTool, SceneTicksWithRewoundRaycastsAllSucceed) {
+  auto server = StartServer();
+  ASSERT_NE(server, nullptr);
+  const std::string d = Dir();
+  ASSERT_EQ(RunTool(absl::StrCat("--target=", server->address(),
+                                 " --rpc=scene --scene_entities=500",
+                                 " --tick_rate=40 --scene_rays=32",
+                                 " --scene_sweeps=8 --scene_overlaps=4",
+                                 " --scene_rewind_min=50ms",
+                                 " --scene_rewind_max=150ms --concurrency=2",
+                                 " --duration=1s --warmup=0s --format=json"),
+                    "scene_rewind"),
+            0)
+      << ReadAll(d + "/scene_rewind.err");
+  json j = json::parse(ReadAll(d + "/scene_rewind.out"));
+  EXPECT_GT(j["requests"].get<int64_t>(), 0);
+  EXPECT_EQ(j["errors"].get<int64_t>(), 0) << j["first_error"].dump();
+  EXPECT_EQ(j["pair_tests"].get<int64_t>(), j["ok"].get<int64_t>() * 44);
 }
 
 TEST(LoadTool, OpenLoopPoissonRunCountsAddUp) {
@@ -172,13 +202,74 @@ class BusyService : public v1::CollisionService::CallbackService {
   }
 };
 
+// Failed calls are failures, not results: by default any fails the run
+// (exit 4, with the codes), and --max_error_rate sets how many may.
+TEST(LoadTool, FailedCallsFailTheRunUnlessAllowed) {
+  BusyService busy;
+  testing::TestServer server(&busy);
+  ASSERT_TRUE(server.ok());
+  const std::string args = absl::StrCat(
+      "--target=", server.address(),
+      " --batch=1 --requests=5 --warmup=0s --concurrency=1", " --retries=1");
+  EXPECT_EQ(RunTool(args, "all_failed"), 4);
+  EXPECT_THAT(ReadAll(Dir() + "/all_failed.err"),
+              HasSubstr("5 of 5 calls failed (100.00%), above "
+                        "--max_error_rate=0; UNAVAILABLE:5"));
+  EXPECT_EQ(RunTool(args + " --max_error_rate=0.5", "half"), 4);
+  EXPECT_EQ(RunTool(args + " --max_error_rate=1", "allowed"), 0);
+  EXPECT_EQ(RunTool(args + " --max_error_rate=2", "bad_flag"), 1);
+  // Nobody listening at all: every call fails, and the run says so.
+  EXPECT_EQ(RunTool("--target=127.0.0.1:1 --requests=2 --warmup=0s"
+                    " --concurrency=1 --retries=1 --deadline=2s",
+                    "unreachable"),
+            4);
+}
+
+// Slower than the rate asks: one slot and a server taking 100 ms a call
+// cannot send 200 calls a second. The run still ends on time, says how many
+// due calls were never sent and why, and exits 5 unless allowed.
+class SlowService : public v1::CollisionService::CallbackService {
+  grpc::ServerUnaryReactor* Intersect(grpc::CallbackServerContext* context,
+                                      const v1::IntersectRequest*,
+                                      v1::IntersectResponse*) override {
+    auto* reactor = context->DefaultReactor();
+    std::thread([reactor] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // work
+      reactor->Finish(grpc::Status::OK);
+    }).detach();
+    return reactor;
+  }
+};
+
+TEST(LoadTool, AnOpenLoopRateNotReachedIsSaidAndFailsTheRun) {
+  SlowService slow;
+  testing::TestServer server(&slow);
+  ASSERT_TRUE(server.ok());
+  const std::string args = absl::StrCat(
+      "--target=", server.address(),
+      " --batch=1 --rate=200 --duration=1s --warmup=0s --concurrency=1",
+      " --format=json");
+  EXPECT_EQ(RunTool(args, "behind"), 5) << ReadAll(Dir() + "/behind.err");
+  EXPECT_THAT(ReadAll(Dir() + "/behind.err"),
+              HasSubstr("the rate was not reached"));
+  json j = json::parse(ReadAll(Dir() + "/behind.out"));
+  // It stopped at its duration instead of sending every due call late
+  // (200 calls at 100 ms each would have taken 20 s).
+  EXPECT_LT(j["requests"].get<int64_t>(), 200);
+  EXPECT_EQ(j["open_loop"]["due"].get<int64_t>(), 200);
+  EXPECT_EQ(j["open_loop"]["unsent"].get<int64_t>(),
+            200 - j["requests"].get<int64_t>());
+  EXPECT_EQ(RunTool(args + " --max_rate_shortfall=1", "allowed_behind"), 0);
+}
+
 TEST(LoadTool, BacksOffOnUnavailableInsteadOfHammering) {
   BusyService busy;
   testing::TestServer server(&busy);
   ASSERT_TRUE(server.ok());
   ASSERT_EQ(RunTool(absl::StrCat("--target=", server.address(),
                                  " --batch=1 --duration=1s --warmup=0s",
-                                 " --concurrency=2 --retries=1 --format=json"),
+                                 " --concurrency=2 --retries=1 --format=json",
+                                 " --max_error_rate=1"),
                     "busy"),
             0)
       << ReadAll(Dir() + "/busy.err");
@@ -211,6 +302,23 @@ TEST(LoadTool, BaselineRegressionExitsNonZero) {
       << ReadAll(d + "/improve.err");
   std::ofstream(d + "/junk.json") << "not json";
   EXPECT_EQ(RunTool(args + "/junk.json", "junk"), 1);
+  // A baseline of another workload is refused, not compared.
+  ASSERT_EQ(RunTool(absl::StrCat("--target=", server->address(),
+                                 " --requests=50 --warmup=0s --concurrency=2",
+                                 " --json_out=", d, "/base.json"),
+                    "base"),
+            0)
+      << ReadAll(d + "/base.err");
+  EXPECT_EQ(RunTool(absl::StrCat("--target=", server->address(),
+                                 " --requests=50 --warmup=0s --concurrency=2",
+                                 " --batch=16 --rpc=intersect_columns",
+                                 " --baseline=", d, "/base.json"),
+                    "other"),
+            1);
+  EXPECT_THAT(ReadAll(d + "/other.err"),
+              HasSubstr("--baseline ran a different workload (rpc "
+                        "intersect_columns vs intersect_pairs; batch 16 vs "
+                        "100)"));
 }
 
 TEST(LoadTool, HtmlReportRendersInHeadlessChromium) {

@@ -1,0 +1,44 @@
+// collision_load --rpc=scene: game-server-shaped load on SceneService. Each
+// of `scenes` workers opens a scene (client::SceneSession, which reopens it
+// on failover) with `entities` circles in a square world, then ticks at
+// `tick_rate`: every tick moves a share of the entities and asks `rays`
+// raycasts, `sweeps` swept circles and `overlaps` circle overlaps. Ticks are
+// due on a fixed schedule (open loop) and a tick's latency counts from the
+// time it was due, so a slow server cannot hide its queueing (no
+// coordinated omission). Reported like the other workloads: a "request" is
+// a tick, its "pairs" are its queries. Raycasts can be rewound (lag
+// compensation) by a uniformly drawn lag.
+#ifndef COLLISION_TOOLS_SCENE_LOAD_H_
+#define COLLISION_TOOLS_SCENE_LOAD_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "tools/runner.h"
+
+namespace collision::load {
+
+struct SceneLoadOptions {
+  int entities = 10000;
+  double moving = 1.0;    // share of entities moved per tick, 0..1
+  double tick_rate = 64;  // ticks per second per scene
+  int rays = 256;         // raycasts per tick (length 100)
+  int sweeps = 200;       // swept circles per tick (r 0.25, length 30)
+  int overlaps = 50;      // circle overlaps per tick (r 5)
+  bool columns = true;    // upserts as columns (else per entity)
+  // Raycasts rewound by a lag drawn uniformly from [rewind_min, rewind_max]
+  // (SceneQuery.at, lag compensation); both zero: not rewound.
+  absl::Duration rewind_min = absl::ZeroDuration();
+  absl::Duration rewind_max = absl::ZeroDuration();
+};
+
+// `run.concurrency` is the number of scenes; `run.rate` is ignored (the
+// tick rate paces each scene). Fails on invalid options or when a scene
+// cannot be opened.
+absl::StatusOr<RunResult> RunScenes(const RunOptions& run,
+                                    const SceneLoadOptions& scene);
+
+}  // namespace collision::load
+
+#endif  // COLLISION_TOOLS_SCENE_LOAD_H_
