@@ -4,8 +4,71 @@
 
 #include "absl/types/span.h"
 #include "collision/core/batch.h"
+#include "server/pair_wire.h"
 
 namespace collision::server {
+
+namespace {
+
+grpc::Status ComputeIntersect(const ParsedIntersect& parsed,
+                              const HandlerContext& context,
+                              std::vector<IntersectResult>* results) {
+  results->resize(parsed.pairs.size());
+  const absl::Span<const ShapePair> pairs(parsed.pairs);
+  const bool done =
+      context.run(pairs.size(), [&](std::size_t begin, std::size_t end) {
+        IntersectBatch(pairs.subspan(begin, end - begin), parsed.boundary,
+                       absl::MakeSpan(*results).subspan(begin, end - begin));
+      });
+  if (!done) return context.stopped_status();
+  context.count_work(parsed.counts);
+  return grpc::Status::OK;
+}
+
+grpc::Status ComputeClosestPoint(const ParsedClosestPoint& parsed,
+                                 const HandlerContext& context,
+                                 std::vector<ClosestPointResult>* results) {
+  results->resize(parsed.items.size());
+  const absl::Span<const ClosestPointItem> items(parsed.items);
+  const bool done =
+      context.run(items.size(), [&](std::size_t begin, std::size_t end) {
+        ClosestPointBatch(items.subspan(begin, end - begin), parsed.boundary,
+                          absl::MakeSpan(*results).subspan(begin, end - begin));
+      });
+  if (!done) return context.stopped_status();
+  context.count_work(parsed.counts);
+  return grpc::Status::OK;
+}
+
+class DecodedIntersect final : public DecodedRequest {
+ public:
+  ParsedIntersect parsed;
+
+  std::size_t items() const override { return parsed.pairs.size(); }
+  grpc::Status Serve(const HandlerContext& context,
+                     std::string* response) override {
+    std::vector<IntersectResult> results;
+    const grpc::Status s = ComputeIntersect(parsed, context, &results);
+    if (s.ok()) EncodeIntersectResponse(parsed, results, response);
+    return s;
+  }
+};
+
+class DecodedClosestPoint final : public DecodedRequest {
+ public:
+  ParsedClosestPoint parsed;
+
+  std::size_t items() const override { return parsed.items.size(); }
+  grpc::Status Serve(const HandlerContext& context,
+                     std::string* response) override {
+    std::vector<ClosestPointResult> results;
+    const grpc::Status s = ComputeClosestPoint(parsed, context, &results);
+    if (s.ok()) EncodeClosestPointResponse(results, response);
+    return s;
+  }
+};
+
+}  // namespace
 
 grpc::Status HandleIntersect(const v1::IntersectRequest& request,
                              v1::IntersectResponse* response,
@@ -13,17 +76,10 @@ grpc::Status HandleIntersect(const v1::IntersectRequest& request,
   absl::StatusOr<ParsedIntersect> parsed =
       ParseIntersectRequest(request, context.limits);
   if (!parsed.ok()) return ToGrpc(parsed.status());
-  std::vector<IntersectResult> results(parsed->pairs.size());
-  const absl::Span<const ShapePair> pairs(parsed->pairs);
-  const bool done =
-      context.run(pairs.size(), [&](std::size_t begin, std::size_t end) {
-        IntersectBatch(pairs.subspan(begin, end - begin), parsed->boundary,
-                       absl::MakeSpan(results).subspan(begin, end - begin));
-      });
-  if (!done) return context.stopped_status();
-  FillIntersectResponse(*parsed, results, response);
-  context.count_work(parsed->counts);
-  return grpc::Status::OK;
+  std::vector<IntersectResult> results;
+  const grpc::Status s = ComputeIntersect(*parsed, context, &results);
+  if (s.ok()) FillIntersectResponse(*parsed, results, response);
+  return s;
 }
 
 grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
@@ -32,17 +88,26 @@ grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
   absl::StatusOr<ParsedClosestPoint> parsed =
       ParseClosestPointRequest(request, context.limits);
   if (!parsed.ok()) return ToGrpc(parsed.status());
-  std::vector<ClosestPointResult> results(parsed->items.size());
-  const absl::Span<const ClosestPointItem> items(parsed->items);
-  const bool done =
-      context.run(items.size(), [&](std::size_t begin, std::size_t end) {
-        ClosestPointBatch(items.subspan(begin, end - begin), parsed->boundary,
-                          absl::MakeSpan(results).subspan(begin, end - begin));
-      });
-  if (!done) return context.stopped_status();
-  FillClosestPointResponse(results, response);
-  context.count_work(parsed->counts);
-  return grpc::Status::OK;
+  std::vector<ClosestPointResult> results;
+  const grpc::Status s = ComputeClosestPoint(*parsed, context, &results);
+  if (s.ok()) FillClosestPointResponse(results, response);
+  return s;
+}
+
+std::unique_ptr<DecodedRequest> DecodeIntersect(absl::string_view bytes,
+                                                const RequestLimits& limits) {
+  auto decoded = std::make_unique<DecodedIntersect>();
+  if (!DecodeIntersectRequest(bytes, limits, &decoded->parsed)) return nullptr;
+  return decoded;
+}
+
+std::unique_ptr<DecodedRequest> DecodeClosestPoint(
+    absl::string_view bytes, const RequestLimits& limits) {
+  auto decoded = std::make_unique<DecodedClosestPoint>();
+  if (!DecodeClosestPointRequest(bytes, limits, &decoded->parsed)) {
+    return nullptr;
+  }
+  return decoded;
 }
 
 grpc::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,

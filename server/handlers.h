@@ -6,7 +6,10 @@
 #define COLLISION_SERVER_HANDLERS_H_
 
 #include <functional>
+#include <memory>
+#include <string>
 
+#include "absl/strings/string_view.h"
 #include "collision/v1/collision.pb.h"
 #include "grpcpp/support/status.h"
 #include "server/columns.h"
@@ -45,6 +48,24 @@ grpc::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,
 grpc::Status HandleClosestPointColumns(
     const v1::ClosestPointColumnsRequest& request,
     v1::ClosestPointColumnsResponse* response, const HandlerContext& context);
+
+// A per-pair request decoded straight from its bytes (pair_wire.h), served
+// like HandleIntersect / HandleClosestPoint serve the parsed message: the
+// same answers, work counts and response bytes.
+class DecodedRequest {
+ public:
+  virtual ~DecodedRequest() = default;
+  virtual std::size_t items() const = 0;
+  // Computes the answers and appends the response's encoding to `response`.
+  virtual grpc::Status Serve(const HandlerContext& context,
+                             std::string* response) = 0;
+};
+// nullptr when the bytes are not in the plain encoding pair_wire.h takes:
+// parse the message and call the handler instead.
+std::unique_ptr<DecodedRequest> DecodeIntersect(absl::string_view bytes,
+                                                const RequestLimits& limits);
+std::unique_ptr<DecodedRequest> DecodeClosestPoint(absl::string_view bytes,
+                                                   const RequestLimits& limits);
 
 // Single-threaded versions with only limits, for tests and tools.
 inline grpc::Status HandleIntersect(const v1::IntersectRequest& request,

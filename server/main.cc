@@ -71,6 +71,9 @@ ABSL_FLAG(int, max_in_flight, 64,
 ABSL_FLAG(int, retry_pushback_ms, 20,
           "pushback sent with an overload rejection, in milliseconds");
 ABSL_FLAG(int, worker_threads, 0, "compute threads; 0 = one per core");
+ABSL_FLAG(bool, decode_pairs_from_bytes, true,
+          "decode Intersect and ClosestPoint requests straight from their "
+          "bytes (same answers; off only to compare with parsing messages)");
 ABSL_FLAG(std::string, metrics_address, "",
           "host:port of the Prometheus /metrics endpoint (e.g. "
           "0.0.0.0:9464; port 0 picks a free port); empty = off");
@@ -181,6 +184,8 @@ int main(int argc, char** argv) {
   options.service.retry_pushback_ms = absl::GetFlag(FLAGS_retry_pushback_ms);
   options.service.worker_threads = static_cast<std::size_t>(
       std::max(0, absl::GetFlag(FLAGS_worker_threads)));
+  options.service.decode_pairs_from_bytes =
+      absl::GetFlag(FLAGS_decode_pairs_from_bytes);
   options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
   options.tls.cert_chain_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);

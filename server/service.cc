@@ -304,10 +304,68 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   std::size_t bytes_ = 0;
 };
 
-template <typename Request, typename Response, typename Handler>
+namespace {
+
+// The request's bytes in one piece (copied only when gRPC received them in
+// several slices), decoded by `decode` (pair_wire.h); nullptr when they are
+// not in its plain encoding.
+template <typename Decode>
+std::shared_ptr<DecodedRequest> DecodeBytes(const grpc::ByteBuffer& bytes,
+                                            Decode decode,
+                                            const RequestLimits& limits) {
+  grpc::Slice slice;
+  if (!bytes.TrySingleSlice(&slice).ok() &&
+      !bytes.DumpToSingleSlice(&slice).ok()) {
+    return nullptr;
+  }
+  return decode(absl::string_view(reinterpret_cast<const char*>(slice.begin()),
+                                  slice.size()),
+                limits);
+}
+
+// Response bytes handed to gRPC without a copy: the slice owns the string.
+grpc::ByteBuffer TakeBytes(std::string bytes) {
+  auto* owned = new std::string(std::move(bytes));
+  grpc::Slice slice(
+      owned->data(), owned->size(),
+      [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+}  // namespace
+
+void CollisionServiceImpl::ServeDecoded(grpc::CallbackServerContext* context,
+                                        std::shared_ptr<DecodedRequest> decoded,
+                                        grpc::ByteBuffer* response_bytes,
+                                        UnaryCall* reactor) {
+  if (Expired(context)) {
+    reactor->Answer(Stopped(context, "while the request was parsed"));
+    return;
+  }
+  auto compute = [this, context, decoded, response_bytes, reactor] {
+    std::string bytes;
+    const grpc::Status s = decoded->Serve(MakeContext(context), &bytes);
+    const std::size_t size = bytes.size();
+    if (s.ok()) *response_bytes = TakeBytes(std::move(bytes));
+    reactor->Answer(s, /*counted=*/false, s.ok() ? size : 0);
+  };
+  if (!options_.before_compute &&
+      decoded->items() <= options_.inline_max_items) {
+    compute();
+    return;
+  }
+  pool_.Submit([this, context, compute] {
+    if (options_.before_compute) options_.before_compute(context);
+    compute();
+  });
+}
+
+template <typename Request, typename Response, typename Handler,
+          typename Decode>
 grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
-    grpc::ByteBuffer* response_bytes, const char* method, Handler handler) {
+    grpc::ByteBuffer* response_bytes, const char* method, Handler handler,
+    Decode decode) {
   auto* reactor = new UnaryCall(this, context, method);
   grpc::Status early = Authenticate(context);
   if (early.ok()) early = CheckMetadata(context);
@@ -334,6 +392,16 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     return reactor;
   }
   grpc::Status read = Precheck<Request>(*request_bytes);
+  if constexpr (!std::is_same_v<Decode, std::nullptr_t>) {
+    if (read.ok() && options_.decode_pairs_from_bytes) {
+      std::shared_ptr<DecodedRequest> decoded =
+          DecodeBytes(*request_bytes, decode, options_.limits);
+      if (decoded != nullptr) {
+        ServeDecoded(context, std::move(decoded), response_bytes, reactor);
+        return reactor;
+      }
+    }
+  }
   auto* call = new ArenaCall<Request, Response>;
   if (read.ok() && !ParseMessage(*request_bytes, call->request)) {
     read = NotAMessage<Request>("request", request_bytes->Length());
@@ -374,7 +442,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Intersect(
       context, request, response, "Intersect",
       [](const auto& q, auto* r, const HandlerContext& c) {
         return HandleIntersect(q, r, c);
-      });
+      },
+      &DecodeIntersect);
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
@@ -384,7 +453,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
       context, request, response, "ClosestPoint",
       [](const auto& q, auto* r, const HandlerContext& c) {
         return HandleClosestPoint(q, r, c);
-      });
+      },
+      &DecodeClosestPoint);
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(

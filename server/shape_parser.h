@@ -5,6 +5,7 @@
 #define COLLISION_SERVER_SHAPE_PARSER_H_
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -176,110 +177,160 @@ class Parser {
   Violations* v_;
 };
 
-// The shape when every field of it is valid (the same rules and the same
-// conversions as Parser::ParseShape, rotations included); false otherwise,
+// A shape's fields as found on the wire, before any check: which kind (the
+// Shape oneof's field number), which of its message fields were present,
+// and its numbers in field order (a missing number is 0, as in proto3):
+//   point, point3      x, y[, z]
+//   circle, sphere     center (field 1), radius (2)
+//   rect, box          min (1), max (2)
+//   rotated_rect       size (1), pivot (2), position (3): v[0..5];
+//                      angle (4): v[6]; rotation (5) cos, sin: v[7], v[8]
+// Filled from a message (FastShape) or from the bytes (pair_wire.cc).
+struct ShapeFields {
+  int kind = 0;          // v1::Shape::KindCase
+  uint32_t present = 0;  // bit f: message field f of the shape was set
+  float v[9] = {};
+
+  bool has(int field) const { return (present >> field) & 1u; }
+};
+
+// The shape when every field is valid: the same rules and the same
+// conversions as Parser::ParseShape, rotations included; false otherwise,
 // and the caller runs Parser::ParseShape for the messages. Builds no
 // strings: the fast path of large batches.
-inline bool FastShape(const v1::Shape& s, Shape* out) {
-  auto coord = [](float v) {
-    return std::isfinite(v) && std::fabs(v) <= kMaxMagnitude;
+inline bool ShapeFromFields(const ShapeFields& f, Shape* out) {
+  // Finite and within the magnitude bound, in one comparison (false for
+  // NaN and the infinities).
+  auto coord = [](float v) { return std::fabs(v) <= kMaxMagnitude; };
+  auto length = [](float v) { return v >= 0 && v <= kMaxMagnitude; };
+  auto coords = [&](int first, int n) {
+    for (int i = first; i < first + n; ++i) {
+      if (!coord(f.v[i])) return false;
+    }
+    return true;
   };
-  auto length = [&](float v) { return coord(v) && v >= 0; };
-  switch (s.kind_case()) {
+  const float* v = f.v;
+  switch (f.kind) {
     case v1::Shape::kPoint:
-      if (!coord(s.point().x()) || !coord(s.point().y())) return false;
-      *out = Vec2{s.point().x(), s.point().y()};
+      if (!coords(0, 2)) return false;
+      *out = Vec2{v[0], v[1]};
       return true;
-    case v1::Shape::kCircle: {
-      const v1::Circle& c = s.circle();
-      if (!c.has_center() || !coord(c.center().x()) || !coord(c.center().y()) ||
-          !length(c.radius())) {
+    case v1::Shape::kCircle:
+      if (!f.has(1) || !coords(0, 2) || !length(v[2])) return false;
+      *out = Circle{{v[0], v[1]}, v[2]};
+      return true;
+    case v1::Shape::kRect:
+      if (!f.has(1) || !f.has(2) || !coords(0, 4) || v[2] < v[0] ||
+          v[3] < v[1]) {
         return false;
       }
-      *out = Circle{{c.center().x(), c.center().y()}, c.radius()};
+      *out = Rect{{v[0], v[1]}, {v[2], v[3]}};
       return true;
-    }
-    case v1::Shape::kRect: {
-      const v1::Rect& r = s.rect();
-      if (!r.has_min() || !r.has_max()) return false;
-      const Rect rect{{r.min().x(), r.min().y()}, {r.max().x(), r.max().y()}};
-      if (!coord(rect.min.x) || !coord(rect.min.y) || !coord(rect.max.x) ||
-          !coord(rect.max.y) || rect.max.x < rect.min.x ||
-          rect.max.y < rect.min.y) {
-        return false;
-      }
-      *out = rect;
-      return true;
-    }
     case v1::Shape::kRotatedRect: {
-      const v1::RotatedRect& r = s.rotated_rect();
-      if (!r.has_size() || !r.has_pivot() || !r.has_position()) return false;
-      RotatedRect rect;
-      rect.size = {r.size().x(), r.size().y()};
-      rect.pivot = {r.pivot().x(), r.pivot().y()};
-      rect.position = {r.position().x(), r.position().y()};
-      if (!length(rect.size.x) || !length(rect.size.y) ||
-          !coord(rect.pivot.x) || !coord(rect.pivot.y) ||
-          !coord(rect.position.x) || !coord(rect.position.y)) {
+      if (!f.has(1) || !f.has(2) || !f.has(3) || !length(v[0]) ||
+          !length(v[1]) || !coords(2, 4)) {
         return false;
       }
-      if (r.orientation_case() == v1::RotatedRect::kAngle) {
-        const float a = r.angle();
+      RotatedRect rect;
+      rect.size = {v[0], v[1]};
+      rect.pivot = {v[2], v[3]};
+      rect.position = {v[4], v[5]};
+      if (f.has(4) == f.has(5)) return false;  // neither, or both (oneof)
+      if (f.has(4)) {
+        const float a = v[6];
         if (!std::isfinite(a) || std::fabs(a) > kMaxAngle) return false;
         simd::RotationFromAngleColumns(&a, 1, &rect.rotation.cos,
                                        &rect.rotation.sin);
-      } else if (r.orientation_case() == v1::RotatedRect::kRotation) {
-        const float c = r.rotation().cos();
-        const float sn = r.rotation().sin();
+      } else {
+        const float c = v[7];
+        const float sn = v[8];
         if (!std::isfinite(c) || !std::isfinite(sn) ||
             std::fabs(double{c} * c + double{sn} * sn - 1.0) >
                 kRotationUnitTolerance) {
           return false;
         }
         rect.rotation = {c, sn};
-      } else {
-        return false;
       }
       *out = rect;
       return true;
     }
-    case v1::Shape::kPoint3: {
-      const v1::Vec3& p = s.point3();
-      if (!coord(p.x()) || !coord(p.y()) || !coord(p.z())) return false;
-      *out = Vec3{p.x(), p.y(), p.z()};
+    case v1::Shape::kPoint3:
+      if (!coords(0, 3)) return false;
+      *out = Vec3{v[0], v[1], v[2]};
       return true;
-    }
-    case v1::Shape::kSphere: {
-      const v1::Sphere& c = s.sphere();
-      if (!c.has_center() || !coord(c.center().x()) || !coord(c.center().y()) ||
-          !coord(c.center().z()) || !length(c.radius())) {
+    case v1::Shape::kSphere:
+      if (!f.has(1) || !coords(0, 3) || !length(v[3])) return false;
+      *out = Sphere{{v[0], v[1], v[2]}, v[3]};
+      return true;
+    case v1::Shape::kBox:
+      if (!f.has(1) || !f.has(2) || !coords(0, 6) || v[3] < v[0] ||
+          v[4] < v[1] || v[5] < v[2]) {
         return false;
       }
-      *out =
-          Sphere{{c.center().x(), c.center().y(), c.center().z()}, c.radius()};
+      *out = Box{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
       return true;
-    }
-    case v1::Shape::kBox: {
-      const v1::Box& b = s.box();
-      if (!b.has_min() || !b.has_max()) return false;
-      const Box box{{b.min().x(), b.min().y(), b.min().z()},
-                    {b.max().x(), b.max().y(), b.max().z()}};
-      const float v[6] = {box.min.x, box.min.y, box.min.z,
-                          box.max.x, box.max.y, box.max.z};
-      for (float x : v) {
-        if (!coord(x)) return false;
+    default:
+      return false;
+  }
+}
+
+// ShapeFromFields of a parsed message.
+inline bool FastShape(const v1::Shape& s, Shape* out) {
+  ShapeFields f;
+  f.kind = s.kind_case();
+  auto vec2 = [&](int field, bool present, const v1::Vec2& p, int at) {
+    if (present) f.present |= 1u << field;
+    f.v[at] = p.x();
+    f.v[at + 1] = p.y();
+  };
+  auto vec3 = [&](int field, bool present, const v1::Vec3& p, int at) {
+    if (present) f.present |= 1u << field;
+    f.v[at] = p.x();
+    f.v[at + 1] = p.y();
+    f.v[at + 2] = p.z();
+  };
+  switch (s.kind_case()) {
+    case v1::Shape::kPoint:
+      vec2(0, true, s.point(), 0);
+      break;
+    case v1::Shape::kCircle:
+      vec2(1, s.circle().has_center(), s.circle().center(), 0);
+      f.v[2] = s.circle().radius();
+      break;
+    case v1::Shape::kRect:
+      vec2(1, s.rect().has_min(), s.rect().min(), 0);
+      vec2(2, s.rect().has_max(), s.rect().max(), 2);
+      break;
+    case v1::Shape::kRotatedRect: {
+      const v1::RotatedRect& r = s.rotated_rect();
+      vec2(1, r.has_size(), r.size(), 0);
+      vec2(2, r.has_pivot(), r.pivot(), 2);
+      vec2(3, r.has_position(), r.position(), 4);
+      if (r.orientation_case() == v1::RotatedRect::kAngle) {
+        f.present |= 1u << 4;
+        f.v[6] = r.angle();
+      } else if (r.orientation_case() == v1::RotatedRect::kRotation) {
+        f.present |= 1u << 5;
+        f.v[7] = r.rotation().cos();
+        f.v[8] = r.rotation().sin();
       }
-      if (box.max.x < box.min.x || box.max.y < box.min.y ||
-          box.max.z < box.min.z) {
-        return false;
-      }
-      *out = box;
-      return true;
+      break;
     }
+    case v1::Shape::kPoint3:
+      vec3(0, true, s.point3(), 0);
+      break;
+    case v1::Shape::kSphere:
+      vec3(1, s.sphere().has_center(), s.sphere().center(), 0);
+      f.v[3] = s.sphere().radius();
+      break;
+    case v1::Shape::kBox:
+      vec3(1, s.box().has_min(), s.box().min(), 0);
+      vec3(2, s.box().has_max(), s.box().max(), 3);
+      break;
     case v1::Shape::KIND_NOT_SET:
       return false;
   }
-  return false;
+  return ShapeFromFields(f, out);
 }
 
 }  // namespace collision::server

@@ -11,6 +11,7 @@
 #include "benchmark/benchmark.h"
 #include "google/protobuf/arena.h"
 #include "server/handlers.h"
+#include "server/pair_wire.h"
 
 namespace collision::server {
 namespace {
@@ -145,6 +146,37 @@ void BM_ServePairs(benchmark::State& state) {
   Report(state, wire.size());
 }
 
+// The per-pair request served from its bytes (pair_wire.h): what the
+// service does for the plain encoding every client library writes.
+void BM_ServePairsFromBytes(benchmark::State& state) {
+  const std::string wire =
+      Pairs(Columns(int(state.range(0)))).SerializeAsString();
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    const auto decoded = DecodeIntersect(wire, RequestLimits{});
+    if (decoded == nullptr || !decoded->Serve(HandlerContext{}, &out).ok()) {
+      state.SkipWithError("not taken");
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  Report(state, wire.size());
+}
+
+// Its decoding alone.
+void BM_DecodePairsFromBytes(benchmark::State& state) {
+  const std::string wire =
+      Pairs(Columns(int(state.range(0)))).SerializeAsString();
+  ParsedIntersect parsed;
+  for (auto _ : state) {
+    if (!DecodeIntersectRequest(wire, RequestLimits{}, &parsed)) {
+      state.SkipWithError("not taken");
+    }
+    benchmark::DoNotOptimize(parsed.pairs.data());
+  }
+  Report(state, wire.size());
+}
+
 #define SIZES Arg(64)->Arg(1024)->Arg(16384)->Arg(65536)
 BENCHMARK(BM_MemcpyColumnsBytes)->SIZES;
 BENCHMARK(BM_ParseColumns)->SIZES;
@@ -152,6 +184,8 @@ BENCHMARK(BM_ServeColumns)->SIZES;
 BENCHMARK(BM_ParsePairs)->SIZES;
 BENCHMARK(BM_ParsePairsOnArena)->SIZES;
 BENCHMARK(BM_ServePairs)->SIZES;
+BENCHMARK(BM_DecodePairsFromBytes)->SIZES;
+BENCHMARK(BM_ServePairsFromBytes)->SIZES;
 
 }  // namespace
 }  // namespace collision::server

@@ -12,6 +12,8 @@
 // - the wire precheck (item counts on the bytes) agrees with the parse, and
 //   a QueryStream message's sequence read off its bytes is the parsed one
 //   (first byte % 8 of 4..7; 0..3 pick the four handlers);
+// - the per-pair decoder that skips the messages (pair_wire.h) answers what
+//   it takes with the message path's bytes exactly;
 // - a scene message (first byte >= 0xF0) is rejected whole with a named
 //   code and nothing applied, or applied with one finite result per query.
 #include <cmath>
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/handlers.h"
@@ -46,12 +49,30 @@ bool Finite(const google::protobuf::RepeatedField<float>& c) {
   return true;
 }
 
+// The decoder that skips the messages (pair_wire.h) may refuse anything,
+// but what it takes must parse, be accepted by the message path and be
+// answered with the very bytes the message path serializes.
+template <typename Response>
+void CheckDecoded(collision::server::DecodedRequest* decoded, bool parsed,
+                  const grpc::Status& s, const Response& response) {
+  if (decoded == nullptr) return;
+  Check(parsed && s.ok());
+  std::string fast;
+  Check(decoded->Serve(HandlerContext{}, &fast).ok());
+  Check(fast == response.SerializeAsString());
+}
+
 void Intersect(const uint8_t* data, size_t size) {
+  const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const auto decoded = collision::server::DecodeIntersect(bytes, {});
   v1::IntersectRequest request;
-  if (!request.ParseFromArray(data, static_cast<int>(size))) return;
+  const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
+  Check(parsed || decoded == nullptr);
+  if (!parsed) return;
   v1::IntersectResponse response;
   const grpc::Status s =
       collision::server::HandleIntersect(request, &response, HandlerContext{});
+  CheckDecoded(decoded.get(), parsed, s, response);
   if (!s.ok()) {
     CheckRejected(s);
     Check(response.results_size() == 0);
@@ -62,11 +83,16 @@ void Intersect(const uint8_t* data, size_t size) {
 }
 
 void ClosestPoint(const uint8_t* data, size_t size) {
+  const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const auto decoded = collision::server::DecodeClosestPoint(bytes, {});
   v1::ClosestPointRequest request;
-  if (!request.ParseFromArray(data, static_cast<int>(size))) return;
+  const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
+  Check(parsed || decoded == nullptr);
+  if (!parsed) return;
   v1::ClosestPointResponse response;
   const grpc::Status s = collision::server::HandleClosestPoint(
       request, &response, HandlerContext{});
+  CheckDecoded(decoded.get(), parsed, s, response);
   if (!s.ok()) {
     CheckRejected(s);
     Check(response.results_size() == 0);
