@@ -186,6 +186,19 @@ def main():
           (limit, guard))
     check(container.get("securityContext", {}).get("readOnlyRootFilesystem"),
           "readOnlyRootFilesystem is not set")
+    # The server never calls the Kubernetes API: no token in the pod.
+    check(pod.get("automountServiceAccountToken") is False,
+          "automountServiceAccountToken is not false")
+    # Reflection lists the API to anyone who connects: off in production.
+    check(str(value("reflection")).lower() == "false",
+          "--reflection is on in the production manifest")
+    # With an HPA, the Deployment's replica count belongs to it: a
+    # `replicas` field would reset the scale on every apply.
+    hpa_targets = {h["spec"]["scaleTargetRef"]["name"]
+                   for h in kinds["HorizontalPodAutoscaler"]}
+    if dep["metadata"]["name"] in hpa_targets:
+        check("replicas" not in dep["spec"],
+              "Deployment sets replicas next to an HPA that scales it")
     workers = int(value("worker_threads"))
     cpu_limit = str(res.get("limits", {}).get("cpu", "0"))
     cpus = float(cpu_limit[:-1]) / 1000 if cpu_limit.endswith("m") else float(cpu_limit)
