@@ -339,7 +339,7 @@ absl::Status ValidateClosestPointColumns(
     const v1::ClosestPointColumnsRequest& req, const RequestLimits& limits,
     KindCounts* counts) {
   Violations v;
-  ParseBoundary(req.boundary(), &v);
+  ParseBoundary(req.boundary(), &v, BoundaryUse::kInside);
   std::size_t total = 0;
   for (int g = 0; g < req.groups_size(); ++g) {
     total += CheckClosestGroup(req.groups(g), absl::StrCat("groups[", g, "]"),

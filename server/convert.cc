@@ -92,16 +92,21 @@ const char* const kSupportedPairs =
 
 }  // namespace
 
-std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v) {
+std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v,
+                                      BoundaryUse use) {
   switch (rule) {
     case v1::BOUNDARY_RULE_INCLUSIVE:
       return Boundary::kInclusive;
     case v1::BOUNDARY_RULE_EXCLUSIVE:
       return Boundary::kExclusive;
     case v1::BOUNDARY_RULE_UNSPECIFIED:
-      v->Add(
-          "boundary is required: BOUNDARY_RULE_INCLUSIVE (touching is a hit) "
-          "or BOUNDARY_RULE_EXCLUSIVE (only overlap is a hit)");
+      v->Add(use == BoundaryUse::kHits
+                 ? "boundary is required: BOUNDARY_RULE_INCLUSIVE (touching "
+                   "is a hit) or BOUNDARY_RULE_EXCLUSIVE (only overlap is a "
+                   "hit)"
+                 : "boundary is required: BOUNDARY_RULE_INCLUSIVE (a query "
+                   "exactly on the target's boundary is inside) or "
+                   "BOUNDARY_RULE_EXCLUSIVE (it is not)");
       return std::nullopt;
     default:
       v->Add(absl::StrCat("boundary has unknown value ", static_cast<int>(rule),
@@ -181,7 +186,7 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
   Parser parser(&violations);
   ParsedClosestPoint out;
   const std::optional<Boundary> boundary =
-      ParseBoundary(request.boundary(), &violations);
+      ParseBoundary(request.boundary(), &violations, BoundaryUse::kInside);
   out.boundary = boundary.value_or(Boundary::kInclusive);
   out.items.reserve(request.queries_size());
   for (int i = 0; i < request.queries_size(); ++i) {

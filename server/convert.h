@@ -81,9 +81,14 @@ struct ParsedClosestPoint {
   KindCounts counts{};
 };
 
+// What a request's boundary rule decides, for its error message: whether
+// touching shapes hit (Intersect, scenes), or whether a query exactly on
+// the target's boundary is inside (ClosestPoint).
+enum class BoundaryUse { kHits, kInside };
 // The boundary rule of a request; records a violation when it is
 // unspecified or unknown.
-std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v);
+std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v,
+                                      BoundaryUse use = BoundaryUse::kHits);
 
 // An empty or oversized batch of `size` items in `field`.
 absl::Status CheckBatchSize(std::size_t size, const char* field,

@@ -19,6 +19,7 @@ namespace {
 
 namespace c = collision::client;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -127,6 +128,28 @@ TEST(Validate, BoundaryRuleMustBeSetAndKnown) {
   EXPECT_THAT(Message(r), HasSubstr("boundary is required"));
   r.set_boundary(static_cast<v1::BoundaryRule>(7));
   EXPECT_THAT(Message(r), HasSubstr("boundary has unknown value 7"));
+}
+
+// ClosestPoint's rule decides `inside`, not hits: its message says so,
+// and the columnar form says the same.
+TEST(Validate, ClosestPointsBoundaryMessageTalksAboutInsideNotHits) {
+  c::ClosestPointBatch batch;
+  batch.Add(c::Point(0, 0), c::Circle(0, 0, 1));
+  v1::ClosestPointRequest r = batch.request();
+  r.set_boundary(v1::BOUNDARY_RULE_UNSPECIFIED);
+  const absl::StatusOr<ParsedClosestPoint> parsed =
+      ParseClosestPointRequest(r, {});
+  ASSERT_FALSE(parsed.ok());
+  const std::string message(parsed.status().message());
+  EXPECT_THAT(message, HasSubstr("boundary is required"));
+  EXPECT_THAT(message, HasSubstr("exactly on the target's boundary is inside"));
+  EXPECT_THAT(message, Not(HasSubstr("hit")));
+
+  v1::ClosestPointColumnsRequest columns;
+  KindCounts counts{};
+  const absl::Status s = ValidateClosestPointColumns(columns, {}, &counts);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("exactly on the target's boundary is inside"));
 }
 
 TEST(Validate, EmptyAndOversizedBatchesAreRejected) {
