@@ -43,7 +43,16 @@ run "64k pairs, columns, saturation"   --rpc=intersect_columns --batch=65536 --c
 run "1k pairs, per pair, saturation"   --rpc=intersect_pairs --batch=1024 --concurrency=8
 run "1k pairs, columns, saturation"    --rpc=intersect_columns --batch=1024 --concurrency=8
 run "1k pairs, columns, stream"        --rpc=intersect_stream --batch=1024 --concurrency=8
+# The same per-pair requests with the decoder that skips the messages off
+# (the server's path before it existed), for the ratio.
+stop_server
+start_server "$bin/server/collision_server" \
+  --max_batch=1000000 --max_in_flight=256 --drain_grace=0s \
+  --decode_pairs_from_bytes=false
+target=$SERVER_TARGET
+work=$SERVER_WORK
+run "1k pairs, per pair, parsed messages" --rpc=intersect_pairs --batch=1024 --concurrency=8
 echo
 echo "In-process (no network, one thread): parse + validate + kernels + encode"
-"$bin/server/bench/collision_wire_bench" --benchmark_filter='BM_ServeColumns/(16384|65536)|BM_ServePairs/1024' \
+"$bin/server/bench/collision_wire_bench" --benchmark_filter='BM_ServeColumns/(1024|16384|65536)|BM_ServePairs/1024|BM_ServePairsFromBytes/1024' \
   --benchmark_min_time=0.5 2>/dev/null | grep BM_
