@@ -30,8 +30,9 @@ inline constexpr std::size_t kChunk = 8192;
 std::size_t ItemCount(const v1::IntersectColumnsRequest& req);
 std::size_t ItemCount(const v1::ClosestPointColumnsRequest& req);
 
-// Checks the whole request (every column and element) before computing.
-// On success returns the total number of pairs and counts per kind.
+// Checks the whole request (every column and element) before computing:
+// OK, or INVALID_ARGUMENT listing the violations. On success `counts`
+// holds the pairs (or queries) per kind.
 absl::Status ValidateIntersectColumns(const v1::IntersectColumnsRequest& req,
                                       const RequestLimits& limits,
                                       KindCounts* counts);

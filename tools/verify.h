@@ -21,8 +21,9 @@ void ComputeExpected(Item* item, bool exclusive);
 
 // Number of answers of `response` that differ from the expected ones (a
 // response of the wrong size counts every pair). Hits and `inside` must be
-// equal; closest points within 1e-4 relative (kernels may fuse multiply-add
-// differently from the reference).
+// equal; closest points within 1e-4 relative (the expected answers turn
+// angles into rotations with the scalar sin/cos, the service with the
+// vectorised one, which may differ in the last bits).
 int64_t CountMismatches(const Item& item, const v1::IntersectResponse& r);
 int64_t CountMismatches(const Item& item, const v1::ClosestPointResponse& r);
 int64_t CountMismatches(const Item& item,

@@ -1,8 +1,10 @@
 // Writes the cross-language golden vectors (testdata/golden/golden.json) to
 // stdout. Run by hand when the cases or the contract change, never by tests:
 //
-//   ninja -C build collision_golden_gen
-//   build/tools/golden/collision_golden_gen > testdata/golden/golden.json
+//   cmake --preset release
+//   cmake --build --preset release --target collision_golden_gen
+//   build/release/tools/golden/collision_golden_gen \
+//     > testdata/golden/golden.json
 //
 // Requests are built with the C++ client's shape builders (the seeds'
 // parametrisations) and written as canonical proto3 JSON. Expected answers

@@ -137,8 +137,7 @@ struct ClosestPointOutputs {
   uint8_t* inside = nullptr;  // n bytes: 1 inside, 0 not.
 };
 
-// ---- Rotation
-// -----------------------------------------------------------------
+// ---- Rotation ---------------------------------------------------------------
 
 // cos[i], sin[i] = RotationFromAngle(angle[i]): exact quarter turns for
 // angles that are exactly k * float(pi/2) (|k| <= 4096), Highway sin/cos
@@ -146,9 +145,8 @@ struct ClosestPointOutputs {
 void RotationFromAngleColumns(const float* angle, size_t n, float* cos,
                               float* sin);
 
-// ---- Intersect
-// ------------------------------------------------------------------ Each
-// answers Intersect() of pair i = (operand a[i], operand b[i]).
+// ---- Intersect --------------------------------------------------------------
+// Each answers Intersect() of pair i = (operand a[i], operand b[i]).
 
 // Circle/point vs circle/point (IntersectCircleCircle).
 void IntersectCircleCircle(const BallColumns2& a, const BallColumns2& b,
@@ -182,10 +180,9 @@ void IntersectSphereBox(const BallColumns3& a, const BoxColumns& b, size_t n,
 void IntersectBoxBox(const BoxColumns& a, const BoxColumns& b, size_t n,
                      Boundary boundary, const IntersectOutputs& out);
 
-// ---- ClosestPoint
-// --------------------------------------------------------------- The query is
-// a ball: its centre is the query point, its radius only affects gap. Each
-// answers ClosestPoint(query[i], target[i]).
+// ---- ClosestPoint -----------------------------------------------------------
+// The query is a ball: its centre is the query point, its radius only affects
+// gap. Each answers ClosestPoint(query[i], target[i]).
 
 // Target circle/point (ClosestPointOnCircle).
 void ClosestPointOnCircle(const BallColumns2& query, const BallColumns2& target,
@@ -209,8 +206,7 @@ void ClosestPointOnBox(const BallColumns3& query, const BoxColumns& target,
                        size_t n, Boundary boundary,
                        const ClosestPointOutputs& out);
 
-// ---- Target
-// -------------------------------------------------------------------
+// ---- Target -----------------------------------------------------------------
 
 // Name of the Highway target the kernels run on ("AVX3", "AVX2", "SSE4",
 // "EMU128", ...).
