@@ -3,8 +3,8 @@
 //
 //   cmake --preset release
 //   cmake --build --preset release --target collision_golden_gen
-//   build/release/tools/golden/collision_golden_gen \
-//     > testdata/golden/golden.json
+//   out=testdata/golden/golden.json
+//   build/release/tools/golden/collision_golden_gen > "$out"
 //
 // Requests are built with the C++ client's shape builders (the seeds'
 // parametrisations) and written as canonical proto3 JSON. Expected answers
