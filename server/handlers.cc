@@ -68,6 +68,28 @@ class DecodedClosestPoint final : public DecodedRequest {
   }
 };
 
+// A per-pair request inside a QueryStream message: its answer wrapped in
+// the QueryStreamResponse.
+class DecodedStreamQuery final : public DecodedRequest {
+ public:
+  DecodedStreamQuery(const StreamQuery& query,
+                     std::unique_ptr<DecodedRequest> request)
+      : query_{query.sequence, query.field, {}}, request_(std::move(request)) {}
+
+  std::size_t items() const override { return request_->items(); }
+  grpc::Status Serve(const HandlerContext& context,
+                     std::string* response) override {
+    std::string answer;
+    const grpc::Status s = request_->Serve(context, &answer);
+    if (s.ok()) EncodeQueryStreamAnswer(query_, answer, response);
+    return s;
+  }
+
+ private:
+  const StreamQuery query_;  // its `request` bytes are not kept
+  const std::unique_ptr<DecodedRequest> request_;
+};
+
 }  // namespace
 
 grpc::Status HandleIntersect(const v1::IntersectRequest& request,
@@ -142,6 +164,17 @@ grpc::Status HandleClosestPointColumns(
   }
   context.count_work(counts);
   return grpc::Status::OK;
+}
+
+std::unique_ptr<DecodedRequest> DecodeQueryStreamMessage(
+    absl::string_view bytes, const RequestLimits& limits) {
+  StreamQuery query;
+  if (!SplitQueryStreamRequest(bytes, &query)) return nullptr;
+  std::unique_ptr<DecodedRequest> request =
+      query.field == 2 ? DecodeIntersect(query.request, limits)
+                       : DecodeClosestPoint(query.request, limits);
+  if (request == nullptr) return nullptr;
+  return std::make_unique<DecodedStreamQuery>(query, std::move(request));
 }
 
 }  // namespace collision::server

@@ -67,6 +67,12 @@ std::unique_ptr<DecodedRequest> DecodeIntersect(absl::string_view bytes,
 std::unique_ptr<DecodedRequest> DecodeClosestPoint(absl::string_view bytes,
                                                    const RequestLimits& limits);
 
+// A QueryStream message whose query is Intersect or ClosestPoint, decoded
+// from its bytes; it serves the whole QueryStreamResponse (sequence and
+// answer). nullptr: parse the message instead.
+std::unique_ptr<DecodedRequest> DecodeQueryStreamMessage(
+    absl::string_view bytes, const RequestLimits& limits);
+
 // Single-threaded versions with only limits, for tests and tools.
 inline grpc::Status HandleIntersect(const v1::IntersectRequest& request,
                                     v1::IntersectResponse* response,

@@ -314,6 +314,54 @@ bool DecodeClosestPointRequest(absl::string_view bytes,
       });
 }
 
+bool SplitQueryStreamRequest(absl::string_view bytes, StreamQuery* out) {
+  *out = StreamQuery{};
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const uint8_t* const end = p + bytes.size();
+  while (p != end) {
+    uint32_t tag;
+    if (!ReadTag(p, end, &tag)) return false;
+    if (tag == Tag(1, kVarint)) {
+      if (!Varint(p, end, &out->sequence)) return false;  // the last wins
+      continue;
+    }
+    // intersect (2) or closest_point (3), once: a second one would be
+    // merged into it, or replace it (oneof), as protobuf decides.
+    const uint32_t field = tag >> 3;
+    const uint8_t* sub_end;
+    if ((tag & 7) != kLength || (field != 2 && field != 3) || out->field != 0 ||
+        !Length(p, end, &sub_end)) {
+      return false;
+    }
+    out->field = static_cast<int>(field);
+    out->request = absl::string_view(reinterpret_cast<const char*>(p),
+                                     static_cast<std::size_t>(sub_end - p));
+    p = sub_end;
+  }
+  return out->field != 0;
+}
+
+void EncodeQueryStreamAnswer(const StreamQuery& query, absl::string_view answer,
+                             std::string* out) {
+  auto varint = [out](uint64_t v) {
+    while (v >= 0x80) {
+      out->push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out->push_back(static_cast<char>(v));
+  };
+  out->reserve(out->size() + answer.size() + 16);
+  if (query.sequence != 0) {
+    out->push_back(static_cast<char>(Tag(1, kVarint)));
+    varint(query.sequence);
+  }
+  // QueryStreamResponse: intersect = 3, closest_point = 4.
+  out->push_back(
+      static_cast<char>(Tag(static_cast<uint32_t>(query.field + 1), kLength)));
+  varint(answer.size());
+  out->append(answer.data(), answer.size());
+}
+
 void EncodeIntersectResponse(const ParsedIntersect& request,
                              const std::vector<IntersectResult>& results,
                              std::string* out) {

@@ -16,6 +16,7 @@
 #ifndef COLLISION_SERVER_PAIR_WIRE_H_
 #define COLLISION_SERVER_PAIR_WIRE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,23 @@ bool DecodeIntersectRequest(absl::string_view bytes,
 bool DecodeClosestPointRequest(absl::string_view bytes,
                                const RequestLimits& limits,
                                ParsedClosestPoint* out);
+
+// A QueryStreamRequest whose query is a per-pair request: its sequence,
+// which query field (2 intersect, 3 closest_point) and that request's
+// bytes (pointing into the message's). False for any other message, which
+// the message path then handles.
+struct StreamQuery {
+  uint64_t sequence = 0;
+  int field = 0;
+  absl::string_view request;
+};
+bool SplitQueryStreamRequest(absl::string_view bytes, StreamQuery* out);
+
+// Appends the QueryStreamResponse answering `query` with `answer`, the
+// encoded IntersectResponse / ClosestPointResponse, as protobuf would
+// serialize it (sequence, then the answer field matching the query's).
+void EncodeQueryStreamAnswer(const StreamQuery& query, absl::string_view answer,
+                             std::string* out);
 
 // The serialized IntersectResponse / ClosestPointResponse that
 // FillIntersectResponse / FillClosestPointResponse and protobuf's

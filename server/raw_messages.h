@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/byte_buffer.h"
@@ -58,6 +59,29 @@ grpc::Status SerializeMessage(const Message& message, grpc::ByteBuffer* bytes) {
   bool own_buffer = false;
   return grpc::SerializationTraits<Message>::Serialize(message, bytes,
                                                        &own_buffer);
+}
+
+// The bytes of `bytes` in one piece, held by `*slice`: shared when gRPC
+// received them in one slice, copied otherwise. False when they cannot be
+// read.
+inline bool ContiguousBytes(const grpc::ByteBuffer& bytes, grpc::Slice* slice,
+                            absl::string_view* view) {
+  if (!bytes.TrySingleSlice(slice).ok() &&
+      !bytes.DumpToSingleSlice(slice).ok()) {
+    return false;
+  }
+  *view = absl::string_view(reinterpret_cast<const char*>(slice->begin()),
+                            slice->size());
+  return true;
+}
+
+// Encoded bytes handed to gRPC without a copy: the slice owns the string.
+inline grpc::ByteBuffer BytesOf(std::string bytes) {
+  auto* owned = new std::string(std::move(bytes));
+  grpc::Slice slice(
+      owned->data(), owned->size(),
+      [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  return grpc::ByteBuffer(&slice, 1);
 }
 
 // A unary call's (or one stream message's) request and response on one

@@ -4,6 +4,7 @@
 #ifndef COLLISION_SERVER_SCENE_SESSION_H_
 #define COLLISION_SERVER_SCENE_SESSION_H_
 
+#include <memory>
 #include <optional>
 
 #include "collision/core/scene.h"
@@ -31,6 +32,10 @@ class SceneSession {
   // Scene messages are applied on gRPC's thread in order: the scene is the
   // stream's own state, and a message is a tick's worth of work.
   bool ComputeInline(const Request&) const { return true; }
+  // Scene messages are always parsed.
+  std::shared_ptr<DecodedRequest> Decode(const grpc::ByteBuffer&) const {
+    return nullptr;
+  }
   grpc::Status Process(const Request& request, Response* response,
                        grpc::CallbackServerContext* context);
   // The stream is over: the scene is freed and its slot given back.

@@ -306,7 +306,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 
 namespace {
 
-// The request's bytes in one piece (copied only when gRPC received them in
+// The request's bytes (in one piece: copied only when gRPC received them in
 // several slices), decoded by `decode` (pair_wire.h); nullptr when they are
 // not in its plain encoding.
 template <typename Decode>
@@ -314,22 +314,9 @@ std::shared_ptr<DecodedRequest> DecodeBytes(const grpc::ByteBuffer& bytes,
                                             Decode decode,
                                             const RequestLimits& limits) {
   grpc::Slice slice;
-  if (!bytes.TrySingleSlice(&slice).ok() &&
-      !bytes.DumpToSingleSlice(&slice).ok()) {
-    return nullptr;
-  }
-  return decode(absl::string_view(reinterpret_cast<const char*>(slice.begin()),
-                                  slice.size()),
-                limits);
-}
-
-// Response bytes handed to gRPC without a copy: the slice owns the string.
-grpc::ByteBuffer TakeBytes(std::string bytes) {
-  auto* owned = new std::string(std::move(bytes));
-  grpc::Slice slice(
-      owned->data(), owned->size(),
-      [](void* p) { delete static_cast<std::string*>(p); }, owned);
-  return grpc::ByteBuffer(&slice, 1);
+  absl::string_view view;
+  if (!ContiguousBytes(bytes, &slice, &view)) return nullptr;
+  return decode(view, limits);
 }
 
 }  // namespace
@@ -346,7 +333,7 @@ void CollisionServiceImpl::ServeDecoded(grpc::CallbackServerContext* context,
     std::string bytes;
     const grpc::Status s = decoded->Serve(MakeContext(context), &bytes);
     const std::size_t size = bytes.size();
-    if (s.ok()) *response_bytes = TakeBytes(std::move(bytes));
+    if (s.ok()) *response_bytes = BytesOf(std::move(bytes));
     reactor->Answer(s, /*counted=*/false, s.ok() ? size : 0);
   };
   if (!options_.before_compute &&
@@ -531,6 +518,14 @@ struct QueryStreamSession {
                             "query is required: set intersect, closest_point, "
                             "intersect_columns or closest_point_columns");
     }
+  }
+
+  // A per-pair query decoded straight from the message's bytes
+  // (pair_wire.h); nullptr: parse the message.
+  std::shared_ptr<DecodedRequest> Decode(const grpc::ByteBuffer& bytes) const {
+    if (!service->options().decode_pairs_from_bytes) return nullptr;
+    return DecodeBytes(bytes, &DecodeQueryStreamMessage,
+                       service->options().limits);
   }
 
   static void ClearAnswer(Response* response) { response->clear_answer(); }

@@ -9,6 +9,9 @@
 //     Session(CollisionServiceImpl*, grpc::CallbackServerContext*);
 //     grpc::Status Precheck(const grpc::ByteBuffer&);  // before parsing
 //     bool ComputeInline(const Request&);  // else on the worker pool
+//     // A message served straight from its bytes (pair_wire.h), or
+//     // nullptr: the message is parsed and processed as below.
+//     std::shared_ptr<DecodedRequest> Decode(const grpc::ByteBuffer&);
 //     grpc::Status Process(const Request&, Response*,
 //                          grpc::CallbackServerContext*);  // error: rejected
 //     static void ClearAnswer(Response*);
@@ -30,6 +33,7 @@
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
+#include "server/handlers.h"
 #include "server/raw_messages.h"
 #include "server/service.h"
 #include "server/wire_precheck.h"
@@ -104,6 +108,13 @@ class StreamReactor final
       Write();
       return;
     }
+    if (std::shared_ptr<DecodedRequest> decoded =
+            session_.Decode(request_bytes_)) {
+      request_bytes_.Clear();
+      Compute(decoded->items() <= service_->options_.inline_max_items,
+              [this, decoded] { Serve(*decoded); });
+      return;
+    }
     if (!ParseMessage(request_bytes_, call_->request)) {
       ReleaseMessage();
       service_->metrics_->Rejected("invalid_argument");
@@ -113,34 +124,9 @@ class StreamReactor final
       return;
     }
     request_bytes_.Clear();
-    if (!service_->options_.before_compute &&
-        session_.ComputeInline(*call_->request)) {
+    Compute(session_.ComputeInline(*call_->request), [this] {
       Process();
       Write();
-      return;
-    }
-    // Once this callback returns, gRPC may run OnDone (the age timer may
-    // have ended the stream) while the worker still uses the reactor: the
-    // worker holds a reference of its own.
-    refs_.fetch_add(1);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      computing_ = true;
-    }
-    service_->pool_.Submit([this] {
-      if (service_->options_.before_compute) {
-        service_->options_.before_compute(context_);
-      }
-      Process();
-      Write();
-      bool over;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        computing_ = false;
-        over = done_;
-      }
-      if (over) LetGo();  // OnDone came while this message was computed
-      Unref();
     });
   }
 
@@ -199,6 +185,38 @@ class StreamReactor final
     if (!admitted_) return;
     admitted_ = false;
     service_->Release(held_bytes_, connection_);
+  }
+
+  // Runs `work` (which ends by writing the answer) right here when
+  // `inline_ok`, else on the worker pool.
+  template <typename Work>
+  void Compute(bool inline_ok, Work work) {
+    if (!service_->options_.before_compute && inline_ok) {
+      work();
+      return;
+    }
+    // Once this callback returns, gRPC may run OnDone (the age timer may
+    // have ended the stream) while the worker still uses the reactor: the
+    // worker holds a reference of its own.
+    refs_.fetch_add(1);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      computing_ = true;
+    }
+    service_->pool_.Submit([this, work] {
+      if (service_->options_.before_compute) {
+        service_->options_.before_compute(context_);
+      }
+      work();
+      bool over;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        computing_ = false;
+        over = done_;
+      }
+      if (over) LetGo();  // OnDone came while this message was computed
+      Unref();
+    });
   }
 
   // What an ended stream still holds: its session's state and the
@@ -282,6 +300,27 @@ class StreamReactor final
       End(s);
       return;
     }
+    Send();
+  }
+
+  // Computes a message decoded from its bytes and sends the response it
+  // encodes; an error (the call stopped) is answered like any other.
+  void Serve(DecodedRequest& decoded) {
+    std::string bytes;
+    const grpc::Status s =
+        decoded.Serve(service_->MakeContext(context_), &bytes);
+    if (!s.ok()) {
+      SetError(s);
+      Write();
+      return;
+    }
+    call_.reset();
+    response_bytes_ = BytesOf(std::move(bytes));
+    Send();
+  }
+
+  // Sends response_bytes_.
+  void Send() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!ended_) {
