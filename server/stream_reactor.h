@@ -157,7 +157,7 @@ class StreamReactor final
     {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
-      over = !computing_;
+      over = computing_ == 0;
     }
     // Now, not when the age timer lets the reactor go; or by the worker
     // still computing a message, once it is done with the session.
@@ -201,7 +201,7 @@ class StreamReactor final
     refs_.fetch_add(1);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      computing_ = true;
+      ++computing_;
     }
     service_->pool_.Submit([this, work] {
       if (service_->options_.before_compute) {
@@ -210,9 +210,10 @@ class StreamReactor final
       work();
       bool over;
       {
+        // A count, not a flag: once this worker has written, the next
+        // message may already be on another worker.
         std::lock_guard<std::mutex> lock(mu_);
-        computing_ = false;
-        over = done_;
+        over = --computing_ == 0 && done_;
       }
       if (over) LetGo();  // OnDone came while this message was computed
       Unref();
@@ -370,8 +371,8 @@ class StreamReactor final
   bool reading_ = true;  // waiting for a message (none in hand)
   bool aged_ = false;
   bool ended_ = false;
-  bool computing_ = false;  // a worker has a message of this stream
-  bool done_ = false;       // OnDone has run
+  int computing_ = 0;  // workers with a message of this stream
+  bool done_ = false;  // OnDone has run
 };
 
 }  // namespace collision::server
