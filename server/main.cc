@@ -186,6 +186,8 @@ int main(int argc, char** argv) {
       std::max(0, absl::GetFlag(FLAGS_worker_threads)));
   options.service.decode_pairs_from_bytes =
       absl::GetFlag(FLAGS_decode_pairs_from_bytes);
+  options.version = COLLISION_VERSION;
+  options.build_type = COLLISION_BUILD_TYPE;
   options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
   options.tls.cert_chain_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);

@@ -44,6 +44,7 @@
 #include "prometheus/metric_family.h"
 #include "prometheus/metric_type.h"
 #include "prometheus/registry.h"
+#include "server/process_metrics.h"
 
 namespace collision::server {
 namespace {
@@ -255,7 +256,7 @@ class NullMetrics final : public Metrics {
 
 class PrometheusMetricsImpl final : public PrometheusMetrics {
  public:
-  explicit PrometheusMetricsImpl(const std::string& simd_target)
+  explicit PrometheusMetricsImpl(const PrometheusOptions& options)
       : registry_(std::make_shared<prometheus::Registry>()),
         handling_(std::make_shared<HistogramFamily>(
             "grpc_server_handling_seconds",
@@ -337,11 +338,21 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
       known_rejected_[i] =
           &rejected_.Add({{"reason", std::string(kKnownReasons[i])}});
     }
+    const std::string simd_target =
+        options.simd_target.empty() ? "unknown" : options.simd_target;
     prometheus::BuildGauge()
         .Name("collision_simd_info")
         .Help("The SIMD target the collision kernels dispatch to (always 1).")
         .Register(*registry_)
-        .Add({{"target", simd_target.empty() ? "unknown" : simd_target}})
+        .Add({{"target", simd_target}})
+        .Set(1);
+    prometheus::BuildGauge()
+        .Name("collision_build_info")
+        .Help("The build serving (always 1): version, build type, SIMD target.")
+        .Register(*registry_)
+        .Add({{"version", options.version},
+              {"build_type", options.build_type},
+              {"simd_target", simd_target}})
         .Set(1);
   }
 
@@ -371,6 +382,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     exposer_->RegisterCollectable(registry_);
     exposer_->RegisterCollectable(handling_);
     exposer_->RegisterCollectable(scene_message_);
+    exposer_->RegisterCollectable(process_);
     return absl::OkStatus();
   }
 
@@ -519,6 +531,8 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
       other_methods_;  // guarded by other_methods_mu_
 
   int port_ = 0;
+  const std::shared_ptr<ProcessCollector> process_ =
+      std::make_shared<ProcessCollector>();
   std::unique_ptr<prometheus::Exposer> exposer_;
 };
 
@@ -530,7 +544,7 @@ std::unique_ptr<Metrics> MakeNullMetrics() {
 
 absl::StatusOr<std::unique_ptr<PrometheusMetrics>> PrometheusMetrics::Start(
     const PrometheusOptions& options) {
-  auto metrics = std::make_unique<PrometheusMetricsImpl>(options.simd_target);
+  auto metrics = std::make_unique<PrometheusMetricsImpl>(options);
   absl::Status status = metrics->Listen(options.address);
   if (!status.ok()) return status;
   return std::unique_ptr<PrometheusMetrics>(std::move(metrics));

@@ -65,6 +65,9 @@ struct PrometheusOptions {
   std::string address = "127.0.0.1:9464";
   // Reported as collision_simd_info{target="..."} 1.
   std::string simd_target;
+  // Reported as collision_build_info{version, build_type, simd_target} 1.
+  std::string version = "unknown";
+  std::string build_type = "unknown";
 };
 
 // Prometheus-backed metrics with their HTTP exposer.

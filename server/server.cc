@@ -184,6 +184,8 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     PrometheusOptions metrics_options;
     metrics_options.address = options.metrics_address;
     metrics_options.simd_target = SimdTargetName();
+    metrics_options.version = options.version;
+    metrics_options.build_type = options.build_type;
     auto metrics = PrometheusMetrics::Start(metrics_options);
     if (!metrics.ok()) return metrics.status();
     server->metrics_port_ = (*metrics)->port();

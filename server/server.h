@@ -26,6 +26,9 @@ struct ServerOptions {
   // host:port to listen on; port 0 picks a free port (see port()).
   std::string address = "127.0.0.1:50051";
   // Batch limit, in-flight limit, pushback, compute threads.
+  // What collision_build_info reports (main.cc sets them from the build).
+  std::string version = "unknown";
+  std::string build_type = "unknown";
   ServiceOptions service;
   // Largest request accepted on the wire, in bytes; 0: what a request of
   // `service.limits.max_batch` items needs (MaxRequestBytes), so that the

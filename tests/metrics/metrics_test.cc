@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -262,6 +264,42 @@ TEST(PrometheusMetrics, SimdTargetIsAnInfoMetricWithValueOne) {
   ASSERT_NE(unnamed, nullptr);
   EXPECT_THAT(Scrape(*unnamed),
               HasSubstr("\ncollision_simd_info{target=\"unknown\"} 1\n"));
+}
+
+TEST(PrometheusMetrics, BuildInfoAndTheStandardProcessMetricsAreExported) {
+  PrometheusOptions options;
+  options.address = "127.0.0.1:0";
+  options.simd_target = "AVX2";
+  options.version = "1.2.3";
+  options.build_type = "Release";
+  auto m = PrometheusMetrics::Start(options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  // CPU time is counted in ticks of 10 ms: spend a few first.
+  volatile uint64_t spin = 0;
+  while (std::clock() < CLOCKS_PER_SEC / 20) spin = spin + 1;
+  const std::string body = Scrape(**m);
+  EXPECT_THAT(body, HasSubstr("\ncollision_build_info{build_type=\"Release\","
+                              "simd_target=\"AVX2\",version=\"1.2.3\"} 1\n"));
+  std::map<std::string, double> values;
+  for (const auto& [name, value] : ParseSamples(body)) values[name] = value;
+  // This very process: the numbers /proc and getrlimit give.
+  EXPECT_GT(values["process_cpu_seconds_total"], 0);
+  EXPECT_GT(values["process_resident_memory_bytes"], 1 << 20);
+  EXPECT_GE(values["process_virtual_memory_bytes"],
+            values["process_resident_memory_bytes"]);
+  EXPECT_GE(values["process_open_fds"], 3);  // stdin, stdout, stderr at least
+  rlimit files{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  EXPECT_EQ(values["process_max_fds"], static_cast<double>(files.rlim_cur));
+  // Started before now, and after the Unix epoch's first year.
+  EXPECT_LE(values["process_start_time_seconds"],
+            absl::ToUnixSeconds(absl::Now()) + 1);
+  EXPECT_GT(values["process_start_time_seconds"], 365.0 * 24 * 3600);
+  for (const char* family :
+       {"process_cpu_seconds_total counter",
+        "process_resident_memory_bytes gauge", "process_open_fds gauge"}) {
+    EXPECT_THAT(body, HasSubstr(absl::StrCat("# TYPE ", family)));
+  }
 }
 
 TEST(PrometheusMetrics, UnknownLabelsAreCountedOnTheSlowPath) {

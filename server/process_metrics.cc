@@ -1,0 +1,103 @@
+#include "server/process_metrics.h"
+
+#include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "prometheus/client_metric.h"
+#include "prometheus/metric_type.h"
+
+namespace collision::server {
+namespace {
+
+std::string ReadAll(const char* path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+prometheus::MetricFamily One(const char* name, const char* help,
+                             prometheus::MetricType type, double value) {
+  prometheus::MetricFamily family;
+  family.name = name;
+  family.help = help;
+  family.type = type;
+  prometheus::ClientMetric metric;
+  if (type == prometheus::MetricType::Counter) {
+    metric.counter.value = value;
+  } else {
+    metric.gauge.value = value;
+  }
+  family.metric.push_back(metric);
+  return family;
+}
+
+int OpenFds() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int n = 0;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  closedir(dir);
+  return n - 1;  // the directory stream's own descriptor
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> ProcessCollector::Collect() const {
+  using prometheus::MetricType;
+  std::vector<prometheus::MetricFamily> out;
+  // /proc/self/stat: the fields after the command name (which is in
+  // parentheses and may hold spaces), numbered from 3 (state) as in proc(5).
+  const std::string stat = ReadAll("/proc/self/stat");
+  const std::size_t close = stat.rfind(')');
+  if (close != std::string::npos) {
+    std::istringstream fields(stat.substr(close + 2));
+    std::string f[23];  // fields 3 .. 25
+    for (std::string& field : f) fields >> field;
+    const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+    const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+    const double cpu = (std::stod(f[14 - 3]) + std::stod(f[15 - 3])) / ticks;
+    out.push_back(One("process_cpu_seconds_total",
+                      "User and system CPU time spent, in seconds.",
+                      MetricType::Counter, cpu));
+    out.push_back(One("process_virtual_memory_bytes",
+                      "Virtual memory size in bytes.", MetricType::Gauge,
+                      std::stod(f[23 - 3])));
+    out.push_back(One("process_resident_memory_bytes",
+                      "Resident memory size in bytes.", MetricType::Gauge,
+                      std::stod(f[24 - 3]) * page));
+    // Start time: boot time (btime in /proc/stat) plus the start in ticks.
+    std::istringstream boot(ReadAll("/proc/stat"));
+    std::string key;
+    double btime = 0;
+    while (boot >> key) {
+      if (key == "btime") {
+        boot >> btime;
+        break;
+      }
+    }
+    out.push_back(One("process_start_time_seconds",
+                      "Start time of the process since the Unix epoch, in "
+                      "seconds.",
+                      MetricType::Gauge, btime + std::stod(f[22 - 3]) / ticks));
+  }
+  out.push_back(One("process_open_fds", "Number of open file descriptors.",
+                    MetricType::Gauge, OpenFds()));
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    out.push_back(One("process_max_fds",
+                      "Maximum number of open file descriptors.",
+                      MetricType::Gauge, static_cast<double>(files.rlim_cur)));
+  }
+  return out;
+}
+
+}  // namespace collision::server
