@@ -11,7 +11,7 @@ apt_ensure install-deps \
   libabsl-dev libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev \
   prometheus-cpp-dev libssl-dev openssl curl \
   python3 python3-grpcio python3-protobuf python3-yaml \
-  nlohmann-json3-dev zlib1g-dev
+  nlohmann-json3-dev zlib1g-dev libnghttp2-dev nghttp2-client
 
 # The Node client's tests need node and npm (the test suite installs the npm
 # packages itself from clients/node/package-lock.json). Machine images may

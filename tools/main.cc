@@ -103,6 +103,13 @@ ABSL_FLAG(double, max_regression, 1.2,
 ABSL_FLAG(bool, blocking, false,
           "unary calls as blocking calls on one thread per slot instead of "
           "callback calls from one pacer thread (stream ops always block)");
+ABSL_FLAG(std::string, engine, "grpc",
+          "how unary calls are made: grpc (requests serialised once, gRPC "
+          "completion queues, one thread per core; retries, TLS, load "
+          "balancing), grpc_typed (typed messages per call through the client "
+          "library: what an application pays), http2 (the tool's own HTTP/2 "
+          "client, the cheapest: the server is the limit; plaintext, "
+          "host:port targets, no retries)");
 ABSL_FLAG(std::string, dump_request, "",
           "write the first unary request as a gRPC-framed body (5-byte prefix "
           "+ message, for h2load -d) to this file, print its method, and exit");
@@ -148,27 +155,14 @@ bool IsNumericHostPort(const std::string& t) {
 
 // For cross-checking with h2load: the body and :path of one unary call.
 int DumpRequest(const Item& item, const std::string& path) {
-  std::string message, method;
   if (item.op.wire == Wire::kStream) return Fail("cannot dump a stream op");
-  if (item.intersect) {
-    message = item.intersect->SerializeAsString();
-    method = "Intersect";
-  } else if (item.closest) {
-    message = item.closest->SerializeAsString();
-    method = "ClosestPoint";
-  } else if (item.intersect_columns) {
-    message = item.intersect_columns->request().SerializeAsString();
-    method = "IntersectColumns";
-  } else {
-    message = item.closest_columns->request().SerializeAsString();
-    method = "ClosestPointColumns";
-  }
+  const std::string& message = item.serialized;
   const uint32_t n = static_cast<uint32_t>(message.size());
   std::string body(1, '\0');  // not compressed
   for (int shift = 24; shift >= 0; shift -= 8)
     body += char((n >> shift) & 0xff);
   if (!WriteFile(path, body + message)) return Fail("cannot write " + path);
-  std::printf("/collision.v1.CollisionService/%s\n", method.c_str());
+  std::printf("%s\n", item.method.c_str());
   return 0;
 }
 
@@ -244,7 +238,16 @@ int Main(int argc, char** argv) {
   o.poisson = absl::GetFlag(FLAGS_poisson);
   o.seed = w.seed;
   o.verify_fraction = absl::GetFlag(FLAGS_verify);
-  o.callback_api = !absl::GetFlag(FLAGS_blocking);
+  o.blocking = absl::GetFlag(FLAGS_blocking);
+  if (const std::string e = absl::GetFlag(FLAGS_engine); e == "grpc") {
+    o.engine = RunOptions::Engine::kGrpc;
+  } else if (e == "grpc_typed") {
+    o.engine = RunOptions::Engine::kGrpcTyped;
+  } else if (e == "http2") {
+    o.engine = RunOptions::Engine::kHttp2;
+  } else {
+    return Fail("--engine is grpc, grpc_typed or http2, not \"" + e + "\"");
+  }
   const std::string progress = absl::GetFlag(FLAGS_progress);
   o.progress = progress == "on" || (progress == "auto" && isatty(2));
   if (!(absl::GetFlag(FLAGS_max_error_rate) >= 0 &&
@@ -291,6 +294,7 @@ int Main(int argc, char** argv) {
   rc.batch = w.batch;
   rc.concurrency = o.concurrency;
   rc.connections = o.connections;
+  rc.engine = o.blocking ? "blocking" : absl::GetFlag(FLAGS_engine);
   rc.rate = o.rate;
   rc.poisson = o.poisson;
   rc.seed = w.seed;

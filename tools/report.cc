@@ -51,8 +51,9 @@ std::string TextReport(const Report& r) {
                         c.ops, c.kinds, c.batch, c.seed);
   absl::StrAppendFormat(&s,
                         "load         %s, concurrency %d, connections %d, "
-                        "warm-up %.1fs\n",
-                        Mode(c), c.concurrency, c.connections, c.warmup_s);
+                        "engine %s, warm-up %.1fs\n",
+                        Mode(c), c.concurrency, c.connections, c.engine,
+                        c.warmup_s);
   absl::StrAppendFormat(&s, "requests     %d in %.2fs: %d ok, %d errors\n",
                         x.requests, x.seconds, x.ok, x.errors);
   absl::StrAppendFormat(&s, "throughput   %.1f requests/s, %.4g pair-tests/s\n",
@@ -111,6 +112,7 @@ std::string JsonReport(const Report& r) {
                  {"batch", c.batch},
                  {"concurrency", c.concurrency},
                  {"connections", c.connections},
+                 {"engine", c.engine},
                  {"rate", c.rate},
                  {"poisson", c.poisson},
                  {"seed", c.seed},
@@ -203,6 +205,7 @@ absl::StatusOr<Baseline> ReadBaseline(const std::string& path) {
     b.config.batch = c.value("batch", 0);
     b.config.concurrency = c.value("concurrency", 0);
     b.config.connections = c.value("connections", 0);
+    b.config.engine = c.value("engine", std::string());
     b.config.rate = c.value("rate", 0.0);
     b.config.poisson = c.value("poisson", false);
   }
@@ -224,6 +227,7 @@ std::string WorkloadDifference(const ReportConfig& run, const Baseline& b) {
          absl::StrCat(base.concurrency));
   differ("connections", absl::StrCat(run.connections),
          absl::StrCat(base.connections));
+  if (!base.engine.empty()) differ("engine", run.engine, base.engine);
   differ("rate", Mode(run), Mode(base));
   return absl::StrJoin(out, "; ");
 }

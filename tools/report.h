@@ -19,6 +19,7 @@ struct ReportConfig {
   int batch = 0;
   int concurrency = 0;
   int connections = 0;
+  std::string engine;  // --engine (or "blocking")
   double rate = 0;  // 0: closed loop
   bool poisson = false;
   uint64_t seed = 0;

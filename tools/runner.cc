@@ -15,6 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "tools/cq_driver.h"
+#include "tools/h2_driver.h"
+#include "tools/run_state.h"
 #include "tools/verify.h"
 
 namespace collision::load {
@@ -23,129 +26,6 @@ namespace {
 double CpuSeconds(const timeval& t) {
   return double(t.tv_sec) + t.tv_usec * 1e-6;
 }
-
-struct Ticket {
-  bool stop = false;
-  uint64_t index = 0;
-  absl::Time due;
-  bool measured = false;
-};
-
-// Hands out call numbers and, in open loop, the time each call is due.
-class Scheduler {
- public:
-  Scheduler(const RunOptions& o, absl::Time start)
-      : o_(o),
-        measure_start_(start + o.warmup),
-        end_(measure_start_ + o.duration),
-        next_due_(start),
-        rng_(o.seed) {}
-
-  Ticket Next() {
-    absl::MutexLock lock(&mu_);
-    Ticket t;
-    Ticket stop;
-    stop.stop = true;
-    if (stopped_) return stop;
-    t.index = next_index_++;
-    if (o_.rate > 0) {
-      t.due = next_due_;
-      const double gap =
-          o_.poisson ? std::exponential_distribution<double>(o_.rate)(rng_)
-                     : 1.0 / o_.rate;
-      next_due_ += absl::Seconds(gap);
-    } else {
-      t.due = absl::Now();
-    }
-    t.measured = t.due >= measure_start_;
-    if (t.measured) {
-      if (o_.requests > 0 ? measured_issued_ >= o_.requests : t.due >= end_) {
-        stopped_ = true;
-        return stop;
-      }
-      // Open loop for a duration: the run ends on time even when the
-      // calls fall behind their schedule; what was due and not sent is
-      // counted (unsent), not sent late past the end.
-      if (o_.rate > 0 && o_.requests == 0 && absl::Now() >= end_) {
-        stopped_ = true;
-        return stop;
-      }
-      ++measured_issued_;
-    }
-    return t;
-  }
-  absl::Time measure_start() const { return measure_start_; }
-  // Open loop for a duration: calls due in the measured window.
-  int64_t due() const {
-    return o_.rate > 0 && o_.requests == 0
-               ? static_cast<int64_t>(o_.rate *
-                                      absl::ToDoubleSeconds(o_.duration))
-               : 0;
-  }
-  int64_t issued() {
-    absl::MutexLock lock(&mu_);
-    return measured_issued_;
-  }
-
- private:
-  const RunOptions& o_;
-  const absl::Time measure_start_;
-  const absl::Time end_;
-  absl::Mutex mu_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t next_index_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t measured_issued_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Time next_due_ ABSL_GUARDED_BY(mu_);
-  std::mt19937_64 rng_ ABSL_GUARDED_BY(mu_);
-};
-
-// Per-interval counts for the over-time charts; coarse histograms (sub_bits
-// 4, ~6%) keep a long run's memory small.
-class Series {
- public:
-  Series(absl::Time start, absl::Duration interval)
-      : start_(start), interval_(interval) {}
-  void Record(absl::Time end, int64_t latency_ns, bool ok) {
-    const auto i = static_cast<std::size_t>(
-        std::max<int64_t>(0, (end - start_) / interval_));
-    absl::MutexLock lock(&mu_);
-    while (slots_.size() <= i) slots_.emplace_back();
-    Slot& s = slots_[i];
-    s.latency.Record(latency_ns);
-    s.errors += !ok;
-  }
-  std::vector<Interval> Take() {
-    absl::MutexLock lock(&mu_);
-    std::vector<Interval> out;
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      const Slot& s = slots_[i];
-      out.push_back({absl::ToDoubleSeconds(interval_) * double(i),
-                     s.latency.count(), s.errors, s.latency.Percentile(50),
-                     s.latency.Percentile(99)});
-    }
-    return out;
-  }
-
- private:
-  struct Slot {
-    Histogram latency{4};
-    int64_t errors = 0;
-  };
-  const absl::Time start_;
-  const absl::Duration interval_;
-  absl::Mutex mu_;
-  std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
-};
-
-struct WorkerResult {
-  Histogram latency;
-  int64_t requests = 0, ok = 0, pairs = 0, backoffs = 0;
-  double backoff_s = 0;
-  int64_t verified = 0, verified_pairs = 0, mismatches = 0;
-  std::map<std::string, int64_t> codes;
-  std::map<std::string, std::string> first_error;
-  absl::Time last_end = absl::InfinitePast();
-};
 
 // One call of `item`; sets *mismatches when `verify`.
 absl::Status Call(const Item& item, const client::Client& c,
@@ -193,27 +73,6 @@ absl::Status Call(const Item& item, const client::Client& c,
   return status;
 }
 
-// Pause after a call: after UNAVAILABLE (gRPC has already retried within
-// its budget) as long as the server's pushback asked, else exponentially
-// longer from 10 ms to 1 s; nothing after other outcomes.
-class Backoff {
- public:
-  absl::Duration After(const absl::Status& s, WorkerResult* r) {
-    if (s.code() != absl::StatusCode::kUnavailable) {
-      if (s.ok()) next_ = absl::Milliseconds(10);
-      return absl::ZeroDuration();
-    }
-    const absl::Duration pause = client::RetryPushback(s).value_or(next_);
-    next_ = std::min(next_ * 2, absl::Seconds(1));
-    ++r->backoffs;
-    r->backoff_s += absl::ToDoubleSeconds(pause);
-    return pause;
-  }
-
- private:
-  absl::Duration next_ = absl::Milliseconds(10);
-};
-
 // Starts one unary call of `item` with the callback API; `done` gets the
 // status and, with `verify`, the number of mismatching answers.
 void StartCall(const Item& item, const client::Client& c, bool verify,
@@ -251,6 +110,24 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
   if (o.rate < 0 || o.verify_fraction < 0 || o.verify_fraction > 1) {
     return absl::InvalidArgumentError("rate >= 0 and verify in [0, 1]");
   }
+  bool any_stream = false;
+  for (const auto& [op, weight] : workload.options().ops) {
+    any_stream |= op.wire == Wire::kStream;
+  }
+  if (o.engine == RunOptions::Engine::kHttp2) {
+    if (any_stream || o.blocking) {
+      return absl::InvalidArgumentError(
+          "--engine=http2 makes unary calls only: stream ops and --blocking "
+          "need --engine=grpc");
+    }
+    if (o.client.tls.enabled) {
+      return absl::InvalidArgumentError(
+          "--engine=http2 is plaintext only: use --engine=grpc for TLS");
+    }
+    if (auto endpoints = Http2Endpoints(o.target); !endpoints.ok()) {
+      return endpoints.status();
+    }
+  }
   std::vector<std::unique_ptr<client::Client>> clients;
   for (int i = 0; i < o.connections; ++i) {
     client::ClientOptions co = o.client;
@@ -273,9 +150,9 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
   int running = o.concurrency;
 
   // Counts one finished call; `r` is the caller's (or locked).
-  auto record = [&](WorkerResult& r, const Ticket& t, const Item& item,
-                    const absl::Status& s, bool verify, int64_t mismatches,
-                    absl::Time sent, absl::Time end) {
+  RecordFn record = [&](WorkerResult& r, const Ticket& t, const Item& item,
+                        const absl::Status& s, bool verify, int64_t mismatches,
+                        absl::Time sent, absl::Time end) {
     if (!t.measured) return;
     const int64_t ns = absl::ToInt64Nanoseconds(end - sent);
     r.latency.Record(ns);
@@ -375,13 +252,52 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
     --running;
   };
 
-  bool any_stream = false;
-  for (const auto& [op, weight] : workload.options().ops) {
-    any_stream |= op.wire == Wire::kStream;
+  // Completion-queue drivers: one per core (at most one per slot), the
+  // slots split between them.
+  const CqDriverContext cq_run{o,      workload,     scheduler,
+                               record, wants_verify, clients};
+  auto cq_driver = [&](int index, int drivers) {
+    const int slots =
+        o.concurrency / drivers + (index < o.concurrency % drivers ? 1 : 0);
+    DriveCompletionQueue(cq_run, slots,
+                         &results[static_cast<std::size_t>(index)]);
+    absl::MutexLock lock(&mu);
+    --running;
+  };
+
+  H2DriverContext h2_run{o, workload, scheduler, record, wants_verify, {}};
+  if (o.engine == RunOptions::Engine::kHttp2) {
+    h2_run.endpoints = *Http2Endpoints(o.target);  // checked above
   }
+
   std::vector<std::thread> threads;
-  if (any_stream || !o.callback_api) {
+  if (any_stream || o.blocking) {
     for (int w = 0; w < o.concurrency; ++w) threads.emplace_back(worker, w);
+  } else if (o.engine == RunOptions::Engine::kHttp2) {
+    // One thread per core, each with its share of connections and slots.
+    const int drivers =
+        std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
+                   std::min(o.concurrency, o.connections));
+    running = drivers;
+    int first = 0;
+    for (int d = 0; d < drivers; ++d) {
+      const int conns = o.connections / drivers + (d < o.connections % drivers);
+      const int slots = o.concurrency / drivers + (d < o.concurrency % drivers);
+      threads.emplace_back([&, d, first, conns, slots] {
+        DriveHttp2(h2_run, first, conns, slots,
+                   &results[static_cast<std::size_t>(d)]);
+        absl::MutexLock lock(&mu);
+        --running;
+      });
+      first += conns;
+    }
+  } else if (o.engine == RunOptions::Engine::kGrpc) {
+    const int drivers =
+        std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
+                   o.concurrency);
+    running = drivers;
+    for (int d = 0; d < drivers; ++d)
+      threads.emplace_back(cq_driver, d, drivers);
   } else {
     running = 1;
     threads.emplace_back(pacer);

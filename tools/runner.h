@@ -36,9 +36,18 @@ struct RunOptions {
   uint64_t seed = 1;           // Poisson arrivals
   double verify_fraction = 0;  // share of responses checked (0..1)
   bool progress = false;       // live line on stderr
-  // Unary calls through the callback API from one pacer thread (default);
-  // false: one thread per slot with blocking calls (what stream ops use).
-  bool callback_api = true;
+  // How unary calls are made, when not `blocking`:
+  //   kGrpc       requests serialised once, gRPC completion queues, one
+  //               thread per core (cq_driver.h); answers parsed only when
+  //               verified. gRPC's retries, TLS and load balancing.
+  //   kGrpcTyped  typed messages through the client library's callback
+  //               calls from one pacer thread: what an application pays.
+  //   kHttp2      the tool's own HTTP/2 client (h2_driver.h): the cheapest
+  //               client, so the server is the limit; plaintext, no retries.
+  enum class Engine { kGrpc, kGrpcTyped, kHttp2 };
+  Engine engine = Engine::kGrpc;
+  // One thread per slot with blocking calls (what stream ops always use).
+  bool blocking = false;
   absl::Duration progress_interval = absl::Seconds(1);
 };
 

@@ -134,4 +134,37 @@ int64_t CountMismatches(const Item& item, const v1::QueryStreamResponse& r) {
   return item.pairs;
 }
 
+namespace {
+template <typename Response>
+int64_t ParsedMismatches(const Item& item, absl::string_view bytes) {
+  Response response;
+  if (!response.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return item.pairs;
+  }
+  return CountMismatches(item, response);
+}
+}  // namespace
+
+int64_t CountSerializedMismatches(const Item& item, absl::string_view message) {
+  if (item.intersect) {
+    return ParsedMismatches<v1::IntersectResponse>(item, message);
+  }
+  if (item.closest) {
+    return ParsedMismatches<v1::ClosestPointResponse>(item, message);
+  }
+  if (item.intersect_columns) {
+    return ParsedMismatches<v1::IntersectColumnsResponse>(item, message);
+  }
+  return ParsedMismatches<v1::ClosestPointColumnsResponse>(item, message);
+}
+
+int64_t CountSerializedMismatches(const Item& item,
+                                  const grpc::ByteBuffer& response) {
+  grpc::Slice slice;
+  if (!response.DumpToSingleSlice(&slice).ok()) return item.pairs;
+  return CountSerializedMismatches(
+      item, absl::string_view(reinterpret_cast<const char*>(slice.begin()),
+                              slice.size()));
+}
+
 }  // namespace collision::load

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
 #include "collision/core/shapes.h"
 #include "collision/v1/collision.pb.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "tools/workload.h"
 
 namespace collision::load {
@@ -31,6 +33,11 @@ int64_t CountMismatches(const Item& item,
 int64_t CountMismatches(const Item& item,
                         const v1::ClosestPointColumnsResponse& r);
 int64_t CountMismatches(const Item& item, const v1::QueryStreamResponse& r);
+// A unary answer still serialised: parsed as `item`'s response type (an
+// answer that does not parse counts every pair).
+int64_t CountSerializedMismatches(const Item& item,
+                                  const grpc::ByteBuffer& response);
+int64_t CountSerializedMismatches(const Item& item, absl::string_view message);
 
 }  // namespace collision::load
 

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "collision/client/client.h"
 #include "collision/client/shapes.h"
 #include "tools/verify.h"
 
@@ -121,6 +122,21 @@ absl::Status BuildRequest(Item* item, bool exclusive) {
       item->closest_columns = std::move(batch);
     }
   }
+  if (item->intersect) {
+    item->method = c::Client::MethodPath("Intersect");
+    item->serialized = item->intersect->SerializeAsString();
+  } else if (item->closest) {
+    item->method = c::Client::MethodPath("ClosestPoint");
+    item->serialized = item->closest->SerializeAsString();
+  } else if (item->intersect_columns) {
+    item->method = c::Client::MethodPath("IntersectColumns");
+    item->serialized = item->intersect_columns->request().SerializeAsString();
+  } else {
+    item->method = c::Client::MethodPath("ClosestPointColumns");
+    item->serialized = item->closest_columns->request().SerializeAsString();
+  }
+  grpc::Slice slice(item->serialized);
+  item->serialized_buffer = std::make_shared<const grpc::ByteBuffer>(&slice, 1);
   return absl::OkStatus();
 }
 

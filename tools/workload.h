@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "collision/client/columns.h"
 #include "collision/v1/collision.pb.h"
+#include "grpcpp/support/byte_buffer.h"
 
 namespace collision::load {
 
@@ -68,6 +69,11 @@ struct Item {
   std::shared_ptr<const v1::ClosestPointRequest> closest;
   std::shared_ptr<const client::IntersectColumnsBatch> intersect_columns;
   std::shared_ptr<const client::ClosestPointColumnsBatch> closest_columns;
+  // The unary RPC's full method path and its request serialised once, as
+  // bytes and as the buffer the pre-serialised call path sends as is.
+  std::string method;
+  std::string serialized;
+  std::shared_ptr<const grpc::ByteBuffer> serialized_buffer;
   // With verify: the scalar reference's answers, per pair in order.
   std::vector<uint8_t> expected_hit;  // Intersect
   struct Closest {

@@ -24,21 +24,6 @@ namespace {
 
 constexpr char kPushbackTrailer[] = "grpc-retry-pushback-ms";
 
-absl::Status FromGrpc(const grpc::Status& s,
-                      const grpc::ClientContext& context) {
-  if (s.ok()) return absl::OkStatus();
-  absl::Status out(static_cast<absl::StatusCode>(s.error_code()),
-                   s.error_message());
-  const auto& trailers = context.GetServerTrailingMetadata();
-  auto it = trailers.find(kPushbackTrailer);
-  if (it != trailers.end()) {
-    out.SetPayload(
-        kPushbackPayloadUrl,
-        absl::Cord(std::string(it->second.data(), it->second.size())));
-  }
-  return out;
-}
-
 absl::StatusOr<std::string> ReadFile(const std::string& path,
                                      const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -88,6 +73,21 @@ std::string Seconds(absl::Duration d) {
 
 }  // namespace
 
+absl::Status StatusFromCall(const grpc::Status& s,
+                            const grpc::ClientContext& context) {
+  if (s.ok()) return absl::OkStatus();
+  absl::Status out(static_cast<absl::StatusCode>(s.error_code()),
+                   s.error_message());
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto it = trailers.find(kPushbackTrailer);
+  if (it != trailers.end()) {
+    out.SetPayload(
+        kPushbackPayloadUrl,
+        absl::Cord(std::string(it->second.data(), it->second.size())));
+  }
+  return out;
+}
+
 // Callback calls in flight. The Client's destructor waits until none is
 // left, because each call's ClientContext holds a reference to the channel:
 // were the last one dropped on the gRPC thread that ran the callback, the
@@ -136,7 +136,7 @@ void StartAsync(std::shared_ptr<PendingCalls> pending,
             if (s.ok()) {
               owned->done(std::move(owned->response));
             } else {
-              owned->done(FromGrpc(s, owned->context));
+              owned->done(StatusFromCall(s, owned->context));
             }
           }  // the context and its channel reference are gone
           std::lock_guard<std::mutex> lock(pending->mu);
@@ -272,7 +272,7 @@ void Client::Prepare(grpc::ClientContext* context,
     Prepare(&context, options_.timeout);                                       \
     v1::Response response;                                                     \
     grpc::Status s = stub_->Rpc(&context, request, &response);                 \
-    if (!s.ok()) return FromGrpc(s, context);                                  \
+    if (!s.ok()) return StatusFromCall(s, context);                            \
     return response;                                                           \
   }                                                                            \
   void Client::Rpc##Async(std::shared_ptr<const v1::Request> request,          \
@@ -322,7 +322,7 @@ absl::StatusOr<bool> Client::IsServing(const std::string& service) const {
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse response;
   grpc::Status s = health_->Check(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s, context);
+  if (!s.ok()) return StatusFromCall(s, context);
   return response.status() == grpc::health::v1::HealthCheckResponse::SERVING;
 }
 

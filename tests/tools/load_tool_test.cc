@@ -282,6 +282,118 @@ TEST(LoadTool, BacksOffOnUnavailableInsteadOfHammering) {
   EXPECT_LE(requests, 30);
 }
 
+// Every engine makes the same calls: all answered, every answer checked
+// against the scalar reference, counts adding up; the engine is reported.
+TEST(LoadTool, EveryEngineCountsAndVerifiesAgainstTheRealServer) {
+  auto server = StartServer();
+  ASSERT_NE(server, nullptr);
+  for (const std::string engine : {"grpc", "grpc_typed", "http2"}) {
+    SCOPED_TRACE(engine);
+    const std::string name = "engine_" + engine;
+    ASSERT_EQ(RunTool(absl::StrCat(
+                          "--target=", server->address(), " --engine=", engine,
+                          " --rpc=intersect_pairs,intersect_columns,"
+                          "closest_pairs,closest_columns",
+                          " --kinds=", kAllKinds, " --batch=16 --concurrency=8",
+                          " --connections=3 --requests=400",
+                          " --warmup=0s --verify=1 --format=json"),
+                      name),
+              0)
+        << ReadAll(Dir() + "/" + name + ".err");
+    json j = json::parse(ReadAll(Dir() + "/" + name + ".out"));
+    EXPECT_EQ(j["config"]["engine"].get<std::string>(), engine);
+    EXPECT_EQ(j["requests"].get<int64_t>(), 400);
+    EXPECT_EQ(j["ok"].get<int64_t>(), 400) << j["first_error"].dump();
+    EXPECT_EQ(j["pair_tests"].get<int64_t>(), 400 * 16);
+    EXPECT_EQ(j["verify"]["pairs"].get<int64_t>(), 400 * 16);
+    EXPECT_EQ(j["verify"]["mismatches"].get<int64_t>(), 0);
+  }
+}
+
+// The tool's own HTTP/2 client keeps what gRPC would: the token, the
+// deadline, grpc-status and the pushback; it says what it cannot do.
+TEST(LoadTool, Http2EngineCarriesTokenDeadlineStatusAndPushback) {
+  const std::string token_file = Dir() + "/h2_token";
+  std::ofstream(token_file) << "h2-secret\n";
+  server::ServerOptions options;
+  options.address = "127.0.0.1:0";
+  options.allow_reuseport = false;
+  options.token_file = token_file;
+  auto secured = server::CollisionServer::Start(options);
+  ASSERT_TRUE(secured.ok()) << secured.status();
+  const std::string base = absl::StrCat(
+      "--engine=http2 --target=", (*secured)->address(),
+      " --batch=4 --requests=50 --concurrency=2 --warmup=0s --verify=1");
+  EXPECT_EQ(RunTool(base + " --token_file=" + token_file, "h2_token"), 0)
+      << ReadAll(Dir() + "/h2_token.err");
+  EXPECT_EQ(RunTool(base, "h2_no_token"), 4);
+  EXPECT_THAT(ReadAll(Dir() + "/h2_no_token.err"),
+              HasSubstr("UNAUTHENTICATED:50"));
+
+  SlowService slow;  // 100 ms a call
+  testing::TestServer slow_server(&slow);
+  ASSERT_TRUE(slow_server.ok());
+  EXPECT_EQ(
+      RunTool(absl::StrCat("--engine=http2 --target=", slow_server.address(),
+                           " --batch=1 --requests=4 --concurrency=2",
+                           " --warmup=0s --deadline=20ms"),
+              "h2_deadline"),
+      4);
+  EXPECT_THAT(ReadAll(Dir() + "/h2_deadline.err"),
+              HasSubstr("DEADLINE_EXCEEDED:4"));
+
+  BusyService busy;  // UNAVAILABLE with a 100 ms pushback
+  testing::TestServer busy_server(&busy);
+  ASSERT_TRUE(busy_server.ok());
+  ASSERT_EQ(
+      RunTool(
+          absl::StrCat("--engine=http2 --target=", busy_server.address(),
+                       " --batch=1 --duration=1s --warmup=0s",
+                       " --concurrency=2 --format=json", " --max_error_rate=1"),
+          "h2_busy"),
+      0)
+      << ReadAll(Dir() + "/h2_busy.err");
+  json j = json::parse(ReadAll(Dir() + "/h2_busy.out"));
+  const int64_t requests = j["requests"].get<int64_t>();
+  EXPECT_EQ(j["status_counts"]["UNAVAILABLE"].get<int64_t>(), requests);
+  EXPECT_EQ(j["backoffs"].get<int64_t>(), requests);
+  EXPECT_LE(requests, 30);  // one thread pausing 100 ms after each
+
+  EXPECT_EQ(RunTool("--engine=http2 --tls --target=127.0.0.1:1", "h2_tls"), 1);
+  EXPECT_THAT(ReadAll(Dir() + "/h2_tls.err"), HasSubstr("plaintext only"));
+  EXPECT_EQ(RunTool("--engine=http2 --rpc=intersect_stream", "h2_stream"), 1);
+  EXPECT_THAT(ReadAll(Dir() + "/h2_stream.err"), HasSubstr("unary calls only"));
+  EXPECT_EQ(RunTool("--engine=http2 --target=127.0.0.1:1 --requests=2"
+                    " --warmup=0s --concurrency=1",
+                    "h2_refused"),
+            4);
+  EXPECT_THAT(ReadAll(Dir() + "/h2_refused.out"),
+              HasSubstr("cannot connect to 127.0.0.1:1"));
+}
+
+// A server that ages its connections out (GOAWAY every ~200 ms) costs the
+// HTTP/2 engine no call: it lets each old connection finish its streams
+// and opens a new one, as gRPC does.
+TEST(LoadTool, Http2EngineRidesThroughConnectionAgeing) {
+  server::ServerOptions options;
+  options.address = "127.0.0.1:0";
+  options.allow_reuseport = false;
+  options.max_connection_age = absl::Milliseconds(200);
+  options.max_connection_age_grace = absl::Milliseconds(500);
+  auto s = server::CollisionServer::Start(options);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(RunTool(absl::StrCat("--engine=http2 --target=", (*s)->address(),
+                                 " --batch=8 --duration=2s --warmup=0s",
+                                 " --concurrency=4 --connections=2",
+                                 " --format=json"),
+                    "h2_ageing"),
+            0)
+      << ReadAll(Dir() + "/h2_ageing.err");
+  json j = json::parse(ReadAll(Dir() + "/h2_ageing.out"));
+  EXPECT_GT(j["ok"].get<int64_t>(), 0);
+  EXPECT_EQ(j["errors"].get<int64_t>(), 0) << j["first_error"].dump();
+}
+
 TEST(LoadTool, BaselineRegressionExitsNonZero) {
   auto server = StartServer();
   ASSERT_NE(server, nullptr);

@@ -103,6 +103,11 @@ inline constexpr char kPushbackPayloadUrl[] =
 // logging.
 std::string ServiceConfigJson(const ClientOptions& options);
 
+// A finished call's status as the typed calls return it: code and message,
+// and the server's pushback trailer as a payload (see RetryPushback).
+absl::Status StatusFromCall(const grpc::Status& status,
+                            const grpc::ClientContext& context);
+
 template <typename Response>
 using Callback = std::function<void(absl::StatusOr<Response>)>;
 
@@ -160,6 +165,21 @@ class Client {
   void ClosestPointColumnsAsync(
       std::shared_ptr<const v1::ClosestPointColumnsRequest> request,
       Callback<v1::ClosestPointColumnsResponse> done) const;
+
+  // ---- Driving the channel yourself ----
+  // For callers that make calls on channel() with their own stub and
+  // completion queue (collision_load sends requests serialised once through
+  // grpc::GenericStub): sets the deadline (options().timeout) and the token
+  // every typed call carries. StatusFromCall (below) turns the outcome into
+  // the same absl::Status the typed calls return.
+  void PrepareContext(grpc::ClientContext* context) const {
+    Prepare(context, options_.timeout);
+  }
+  // The full path of one of collision.v1's RPCs ("Intersect" ->
+  // "/collision.v1.CollisionService/Intersect").
+  static std::string MethodPath(const std::string& rpc) {
+    return "/collision.v1.CollisionService/" + rpc;
+  }
 
   // ---- Future calls ---- (the request is copied)
   std::future<absl::StatusOr<v1::IntersectResponse>> IntersectFuture(
