@@ -224,6 +224,7 @@ class Loop {
     add("grpc-timeout", timeout_header_);
     add("user-agent", "collision_load-http2");
     if (!authorization_.empty()) add("authorization", authorization_);
+    for (const auto& [key, value] : o_.client.metadata) add(key, value);
     nghttp2_data_provider body;
     body.source.ptr = nullptr;
     body.read_callback = &ReadBody;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -75,6 +76,25 @@ std::string HistogramSvg(const Histogram& h) {
                           PlotX(double(i) / kBins), PlotY(f), bw - 1,
                           PlotY(0) - PlotY(f),
                           static_cast<long long>(bins[std::size_t(i)]));
+  }
+  // Percentile marks: a dashed line and its name where p50, p90, p99 and
+  // p99.9 fall on the log axis.
+  const std::pair<const char*, double> marks[] = {
+      {"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
+  int row = 0;
+  for (const auto& [name, q] : marks) {
+    const double us = std::max(lo, double(h.Percentile(q)) / 1000.0);
+    const double x =
+        PlotX(std::clamp(std::log(us / lo) / std::log(hi / lo), 0.0, 1.0));
+    absl::StrAppendFormat(&s,
+                          "<line class=\"mark\" x1=\"%.1f\" y1=\"%.0f\" "
+                          "x2=\"%.1f\" y2=\"%.0f\" stroke=\"#c0392b\" "
+                          "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" "
+                          "y=\"%.0f\" font-size=\"10\" fill=\"#c0392b\">%s "
+                          "%.0f</text>",
+                          x, kTop, x, PlotY(0), x + 2, kTop + 10 + 11 * row,
+                          name, us);
+    row = (row + 1) % 4;
   }
   return s + "</svg>";
 }

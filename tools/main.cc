@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "collision/core/batch.h"
@@ -83,6 +85,21 @@ ABSL_FLAG(std::string, tls_server_name, "", "TLS: expected server name");
 ABSL_FLAG(bool, tls, false, "TLS with the system roots");
 ABSL_FLAG(std::string, token_file, "",
           "file holding a bearer token sent as `authorization: Bearer ...`");
+ABSL_FLAG(std::string, request_file, "",
+          "send this request instead of generated ones: proto JSON of an "
+          "IntersectRequest (--rpc=intersect_pairs) or ClosestPointRequest "
+          "(--rpc=closest_pairs); --batch, --kinds and --pool are ignored");
+ABSL_FLAG(std::string, load_schedule, "const",
+          "open-loop rate over the measured window, starting at --rate: const, "
+          "step (+--load_step req/s every --load_step_every) or line "
+          "(+--load_step req/s per second), capped at --load_end");
+ABSL_FLAG(double, load_step, 0, "load schedule: req/s added per step");
+ABSL_FLAG(absl::Duration, load_step_every, absl::Seconds(1),
+          "load schedule step: time between steps");
+ABSL_FLAG(double, load_end, 0, "load schedule: rate not passed (0: no cap)");
+ABSL_FLAG(std::vector<std::string>, metadata, {},
+          "call metadata sent on every call: key:value[,key:value...] "
+          "(lowercase keys; the token goes in --token_file)");
 ABSL_FLAG(double, verify, 0,
           "share of responses (0..1) recomputed with the scalar reference");
 ABSL_FLAG(std::string, format, "text", "stdout report: text, json or csv");
@@ -224,6 +241,13 @@ int Main(int argc, char** argv) {
   o.client.tls.enabled = absl::GetFlag(FLAGS_tls) ||
                          !o.client.tls.root_ca_file.empty() ||
                          !o.client.tls.cert_chain_file.empty();
+  for (const std::string& kv : absl::GetFlag(FLAGS_metadata)) {
+    const std::size_t colon = kv.find(':');
+    if (colon == std::string::npos) {
+      return Fail("--metadata takes key:value, not \"" + kv + "\"");
+    }
+    o.client.metadata.emplace_back(kv.substr(0, colon), kv.substr(colon + 1));
+  }
   if (!absl::GetFlag(FLAGS_token_file).empty()) {
     auto token = ReadToken(absl::GetFlag(FLAGS_token_file));
     if (!token.ok()) return Fail(token.status().ToString());
@@ -236,6 +260,16 @@ int Main(int argc, char** argv) {
   o.warmup = absl::GetFlag(FLAGS_warmup);
   o.rate = absl::GetFlag(FLAGS_rate);
   o.poisson = absl::GetFlag(FLAGS_poisson);
+  if (const std::string k = absl::GetFlag(FLAGS_load_schedule); k == "step") {
+    o.schedule.kind = RunOptions::Schedule::Kind::kStep;
+  } else if (k == "line") {
+    o.schedule.kind = RunOptions::Schedule::Kind::kLine;
+  } else if (k != "const") {
+    return Fail("--load_schedule is const, step or line, not \"" + k + "\"");
+  }
+  o.schedule.step = absl::GetFlag(FLAGS_load_step);
+  o.schedule.step_every = absl::GetFlag(FLAGS_load_step_every);
+  o.schedule.end = absl::GetFlag(FLAGS_load_end);
   o.seed = w.seed;
   o.verify_fraction = absl::GetFlag(FLAGS_verify);
   o.blocking = absl::GetFlag(FLAGS_blocking);
@@ -277,7 +311,17 @@ int Main(int argc, char** argv) {
     run = RunScenes(o, scene);
     w.batch = scene.rays + scene.sweeps + scene.overlaps;
   } else {
-    auto workload = Workload::Create(w);
+    absl::StatusOr<Workload> workload;
+    if (const std::string path = absl::GetFlag(FLAGS_request_file);
+        !path.empty()) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) return Fail("cannot read --request_file " + path);
+      const std::string json((std::istreambuf_iterator<char>(in)), {});
+      workload = Workload::FromJson(w, json);
+      if (workload.ok()) w = workload->options();
+    } else {
+      workload = Workload::Create(w);
+    }
     if (!workload.ok()) return Fail(workload.status().ToString());
     if (const std::string path = absl::GetFlag(FLAGS_dump_request);
         !path.empty()) {
@@ -297,6 +341,16 @@ int Main(int argc, char** argv) {
   rc.engine = o.blocking ? "blocking" : absl::GetFlag(FLAGS_engine);
   rc.rate = o.rate;
   rc.poisson = o.poisson;
+  if (o.schedule.kind != RunOptions::Schedule::Kind::kConst) {
+    const bool step = o.schedule.kind == RunOptions::Schedule::Kind::kStep;
+    rc.schedule = absl::StrFormat(
+        "%s %+g req/s %s%s", step ? "step" : "line", o.schedule.step,
+        step ? absl::StrCat("every ",
+                            absl::FormatDuration(o.schedule.step_every))
+             : std::string("per second"),
+        o.schedule.end > 0 ? absl::StrFormat(", up to %g", o.schedule.end)
+                           : std::string());
+  }
   rc.seed = w.seed;
   rc.warmup_s = absl::ToDoubleSeconds(o.warmup);
   rc.tool_version = absl::StrCat("collision_load ", COLLISION_VERSION);

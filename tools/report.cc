@@ -17,8 +17,9 @@ double Us(int64_t ns) { return double(ns) / 1000.0; }
 
 std::string Mode(const ReportConfig& c) {
   if (c.rate <= 0) return "closed loop";
-  return absl::StrFormat("open loop, %s %.0f req/s",
-                         c.poisson ? "Poisson" : "fixed", c.rate);
+  return absl::StrFormat("open loop, %s %.0f req/s%s",
+                         c.poisson ? "Poisson" : "fixed", c.rate,
+                         c.schedule.empty() ? "" : ", " + c.schedule);
 }
 
 }  // namespace
@@ -56,8 +57,23 @@ std::string TextReport(const Report& r) {
                         c.warmup_s);
   absl::StrAppendFormat(&s, "requests     %d in %.2fs: %d ok, %d errors\n",
                         x.requests, x.seconds, x.ok, x.errors);
-  absl::StrAppendFormat(&s, "throughput   %.1f requests/s, %.4g pair-tests/s\n",
-                        r.requests_per_second, r.pair_tests_per_second);
+  // Calls count whether answered or not; pairs only when answered.
+  absl::StrAppendFormat(&s,
+                        "throughput   %.1f requests/s (%.1f answered), %.4g "
+                        "pair-tests/s (answered calls)\n",
+                        r.requests_per_second, double(x.ok) / x.seconds,
+                        r.pair_tests_per_second);
+  if (x.by_op.size() > 1) {
+    for (const auto& [name, op] : x.by_op) {
+      absl::StrAppendFormat(
+          &s,
+          "  %-18s %d requests, %d errors, %.1f requests/s, p50 %.1f us, "
+          "p99 %.1f us\n",
+          name, op.requests, op.requests - op.ok,
+          double(op.requests) / x.seconds, Us(op.latency.Percentile(50)),
+          Us(op.latency.Percentile(99)));
+    }
+  }
   const LatencySummary& l = r.latency_us;
   absl::StrAppendFormat(&s,
                         "latency (us) min %.1f  mean %.1f  p50 %.1f  p75 %.1f  "
@@ -115,9 +131,28 @@ std::string JsonReport(const Report& r) {
                  {"engine", c.engine},
                  {"rate", c.rate},
                  {"poisson", c.poisson},
+                 {"schedule", c.schedule},
                  {"seed", c.seed},
                  {"warmup_s", c.warmup_s}};
   j["tool"] = c.tool_version;
+  j["basis"] =
+      "requests and requests_per_second count every call, answered or not; "
+      "pair_tests and pair_tests_per_second count answered calls only";
+  j["ok_requests_per_second"] = double(x.ok) / x.seconds;
+  for (const auto& [name, op] : x.by_op) {
+    const Histogram& h = op.latency;
+    j["by_rpc"][name] = {
+        {"requests", op.requests},
+        {"ok", op.ok},
+        {"errors", op.requests - op.ok},
+        {"pair_tests", op.pairs},
+        {"requests_per_second", double(op.requests) / x.seconds},
+        {"latency_us",
+         {{"p50", Us(h.Percentile(50))},
+          {"p90", Us(h.Percentile(90))},
+          {"p99", Us(h.Percentile(99))},
+          {"p99_9", Us(h.Percentile(99.9))}}}};
+  }
   j["started_at"] = c.started_at;
   j["requests"] = x.requests;
   j["ok"] = x.ok;
@@ -208,6 +243,7 @@ absl::StatusOr<Baseline> ReadBaseline(const std::string& path) {
     b.config.engine = c.value("engine", std::string());
     b.config.rate = c.value("rate", 0.0);
     b.config.poisson = c.value("poisson", false);
+    b.config.schedule = c.value("schedule", std::string());
   }
   return b;
 }

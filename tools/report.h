@@ -20,8 +20,9 @@ struct ReportConfig {
   int concurrency = 0;
   int connections = 0;
   std::string engine;  // --engine (or "blocking")
-  double rate = 0;  // 0: closed loop
+  double rate = 0;     // 0: closed loop
   bool poisson = false;
+  std::string schedule;  // open loop with a load schedule, described; "": none
   uint64_t seed = 0;
   double warmup_s = 0;
   double interval_s = 1;

@@ -50,9 +50,10 @@ class Scheduler {
     t.index = next_index_++;
     if (o_.rate > 0) {
       t.due = next_due_;
-      const double gap =
-          o_.poisson ? std::exponential_distribution<double>(o_.rate)(rng_)
-                     : 1.0 / o_.rate;
+      const double rate = RateAt(o_, next_due_ - measure_start_);
+      const double gap = o_.poisson
+                             ? std::exponential_distribution<double>(rate)(rng_)
+                             : 1.0 / rate;
       next_due_ += absl::Seconds(gap);
     } else {
       t.due = absl::Now();
@@ -77,6 +78,16 @@ class Scheduler {
   absl::Time measure_start() const { return measure_start_; }
   // Open loop for a duration: calls due in the measured window.
   int64_t due() const {
+    if (o_.rate > 0 && o_.requests == 0 &&
+        o_.schedule.kind != RunOptions::Schedule::Kind::kConst) {
+      // The schedule's calls in the window, counted as it hands them out.
+      int64_t n = 0;
+      for (absl::Duration t; t < o_.duration;
+           t += absl::Seconds(1.0 / RateAt(o_, t))) {
+        ++n;
+      }
+      return n;
+    }
     return o_.rate > 0 && o_.requests == 0
                ? static_cast<int64_t>(o_.rate *
                                       absl::ToDoubleSeconds(o_.duration))
@@ -145,6 +156,7 @@ struct WorkerResult {
   std::map<std::string, int64_t> codes;
   std::map<std::string, std::string> first_error;
   absl::Time last_end = absl::InfinitePast();
+  std::map<std::string, OpResult> by_op;
 };
 
 // Pause after a call: after UNAVAILABLE (gRPC has already retried within

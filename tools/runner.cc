@@ -99,6 +99,19 @@ void StartCall(const Item& item, const client::Client& c, bool verify,
 
 }  // namespace
 
+double RateAt(const RunOptions& o, absl::Duration since) {
+  using Kind = RunOptions::Schedule::Kind;
+  const RunOptions::Schedule& s = o.schedule;
+  if (s.kind == Kind::kConst || since <= absl::ZeroDuration()) return o.rate;
+  const double steps = s.kind == Kind::kStep
+                           ? std::floor(absl::FDivDuration(since, s.step_every))
+                           : absl::ToDoubleSeconds(since);
+  double rate = o.rate + s.step * steps;
+  if (s.end > 0)
+    rate = s.step >= 0 ? std::min(rate, s.end) : std::max(rate, s.end);
+  return std::max(rate, 1.0);  // never a stop: at least a call a second
+}
+
 absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
   if (o.concurrency < 1 || o.connections < 1) {
     return absl::InvalidArgumentError(
@@ -109,6 +122,13 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
   }
   if (o.rate < 0 || o.verify_fraction < 0 || o.verify_fraction > 1) {
     return absl::InvalidArgumentError("rate >= 0 and verify in [0, 1]");
+  }
+  if (o.schedule.kind != RunOptions::Schedule::Kind::kConst &&
+      (o.rate <= 0 || o.requests > 0 ||
+       o.schedule.step_every <= absl::ZeroDuration())) {
+    return absl::InvalidArgumentError(
+        "a load schedule needs an open loop (--rate = its start) for a "
+        "--duration, and --load_step_every > 0");
   }
   bool any_stream = false;
   for (const auto& [op, weight] : workload.options().ops) {
@@ -157,6 +177,13 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
     const int64_t ns = absl::ToInt64Nanoseconds(end - sent);
     r.latency.Record(ns);
     ++r.requests;
+    OpResult& op = r.by_op[OpName(item.op)];
+    op.latency.Record(ns);
+    ++op.requests;
+    if (s.ok()) {
+      ++op.ok;
+      op.pairs += item.pairs;
+    }
     const std::string code = absl::StatusCodeToString(s.code());
     ++r.codes[code];
     if (s.ok()) {
@@ -350,6 +377,13 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
     for (const auto& [code, m] : r.first_error)
       out.first_error.emplace(code, m);
     last_end = std::max(last_end, r.last_end);
+    for (const auto& [name, op] : r.by_op) {
+      OpResult& to = out.by_op[name];
+      to.requests += op.requests;
+      to.ok += op.ok;
+      to.pairs += op.pairs;
+      to.latency.Merge(op.latency);
+    }
   }
   out.errors = out.requests - out.ok;
   out.seconds = std::max(1e-9, absl::ToDoubleSeconds(last_end - measured_from));

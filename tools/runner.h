@@ -31,8 +31,19 @@ struct RunOptions {
   int64_t requests = 0;  // measured requests; 0: run for `duration`
   absl::Duration duration = absl::Seconds(10);
   absl::Duration warmup = absl::ZeroDuration();  // not measured
-  double rate = 0;             // requests/s over all workers; 0 = closed loop
-  bool poisson = false;        // open loop: exponential gaps instead of fixed
+  double rate = 0;       // requests/s over all workers; 0 = closed loop
+  bool poisson = false;  // open loop: exponential gaps instead of fixed
+  // Open loop whose rate changes over the measured window (the warm-up
+  // runs at `rate`): kStep adds `step` req/s every `step_every`, kLine
+  // adds `step` req/s per second; neither goes past `end` (0: no cap).
+  struct Schedule {
+    enum class Kind { kConst, kStep, kLine };
+    Kind kind = Kind::kConst;
+    double step = 0;
+    absl::Duration step_every = absl::Seconds(1);
+    double end = 0;
+  };
+  Schedule schedule;
   uint64_t seed = 1;           // Poisson arrivals
   double verify_fraction = 0;  // share of responses checked (0..1)
   bool progress = false;       // live line on stderr
@@ -60,6 +71,14 @@ struct Interval {
   int64_t p99_ns = 0;
 };
 
+// One RPC and wire form of a mixed run ("intersect_pairs", ...).
+struct OpResult {
+  int64_t requests = 0;
+  int64_t ok = 0;
+  int64_t pairs = 0;     // in answered calls
+  Histogram latency{4};  // ns, every call
+};
+
 struct RunResult {
   Histogram latency;  // ns, successful and failed calls alike
   int64_t requests = 0;
@@ -83,12 +102,16 @@ struct RunResult {
   int64_t due = 0;
   int64_t unsent = 0;
   std::vector<Interval> series;
+  std::map<std::string, OpResult> by_op;  // by OpName
 };
 
 // Runs the load; fails only when the options are invalid or no channel can
 // be created (call failures are counted, not returned).
 absl::StatusOr<RunResult> Run(const RunOptions& options,
                               const Workload& workload);
+
+// The open-loop rate `since` the start of the measured window.
+double RateAt(const RunOptions& options, absl::Duration since);
 
 }  // namespace collision::load
 

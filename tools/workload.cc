@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "collision/client/client.h"
 #include "collision/client/shapes.h"
+#include "google/protobuf/util/json_util.h"
 #include "tools/verify.h"
 
 namespace collision::load {
@@ -82,6 +83,8 @@ std::pair<v1::Shape, v1::Shape> MakePair(Rng& r, PairKind kind, Rpc rpc) {
   return {};
 }
 
+void Serialize(Item* item);
+
 absl::Status BuildRequest(Item* item, bool exclusive) {
   const v1::BoundaryRule rule =
       exclusive ? v1::BOUNDARY_RULE_EXCLUSIVE : v1::BOUNDARY_RULE_INCLUSIVE;
@@ -122,6 +125,12 @@ absl::Status BuildRequest(Item* item, bool exclusive) {
       item->closest_columns = std::move(batch);
     }
   }
+  Serialize(item);
+  return absl::OkStatus();
+}
+
+// Sets the item's method and its request serialised once.
+void Serialize(Item* item) {
   if (item->intersect) {
     item->method = c::Client::MethodPath("Intersect");
     item->serialized = item->intersect->SerializeAsString();
@@ -137,7 +146,6 @@ absl::Status BuildRequest(Item* item, bool exclusive) {
   }
   grpc::Slice slice(item->serialized);
   item->serialized_buffer = std::make_shared<const grpc::ByteBuffer>(&slice, 1);
-  return absl::OkStatus();
 }
 
 constexpr const char* kKindNames[kPairKinds] = {
@@ -240,6 +248,52 @@ absl::StatusOr<Workload> Workload::Create(const WorkloadOptions& options) {
     }
     if (options.verify) ComputeExpected(&item, options.exclusive);
   }
+  return w;
+}
+
+absl::StatusOr<Workload> Workload::FromJson(const WorkloadOptions& options,
+                                            const std::string& json) {
+  if (options.ops.size() != 1 || options.ops[0].first.wire != Wire::kPairs) {
+    return absl::InvalidArgumentError(
+        "a request file takes one --rpc: intersect_pairs or closest_pairs");
+  }
+  Workload w;
+  w.options_ = options;
+  Item item;
+  item.op = options.ops[0].first;
+  bool exclusive = false;
+  google::protobuf::util::JsonParseOptions strict;  // unknown fields: error
+  auto parse = [&](google::protobuf::Message* m) -> absl::Status {
+    const auto s = google::protobuf::util::JsonStringToMessage(json, m, strict);
+    if (s.ok()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("request file is not a ", m->GetDescriptor()->name(),
+                     " in proto JSON: ", s.ToString()));
+  };
+  if (item.op.rpc == Rpc::kIntersect) {
+    auto req = std::make_shared<v1::IntersectRequest>();
+    if (absl::Status s = parse(req.get()); !s.ok()) return s;
+    for (const v1::ShapePair& p : req->pairs()) {
+      item.shapes.emplace_back(p.a(), p.b());
+    }
+    exclusive = req->boundary() == v1::BOUNDARY_RULE_EXCLUSIVE;
+    item.intersect = std::move(req);
+  } else {
+    auto req = std::make_shared<v1::ClosestPointRequest>();
+    if (absl::Status s = parse(req.get()); !s.ok()) return s;
+    for (const v1::ClosestPointQuery& q : req->queries()) {
+      item.shapes.emplace_back(q.query(), q.target());
+    }
+    exclusive = req->boundary() == v1::BOUNDARY_RULE_EXCLUSIVE;
+    item.closest = std::move(req);
+  }
+  item.pairs = static_cast<int>(item.shapes.size());
+  Serialize(&item);
+  if (options.verify) ComputeExpected(&item, exclusive);
+  w.options_.batch = item.pairs;
+  w.options_.pool = 1;
+  w.options_.exclusive = exclusive;
+  w.items_.push_back(std::move(item));
   return w;
 }
 

@@ -86,6 +86,11 @@ struct Item {
 class Workload {
  public:
   static absl::StatusOr<Workload> Create(const WorkloadOptions& options);
+  // One request the user wrote, in proto JSON: an IntersectRequest or a
+  // ClosestPointRequest for the one op of `options` (intersect_pairs or
+  // closest_pairs); with options.verify its answers are computed too.
+  static absl::StatusOr<Workload> FromJson(const WorkloadOptions& options,
+                                           const std::string& json);
   const Item& Get(uint64_t call) const { return items_[call % items_.size()]; }
   std::size_t size() const { return items_.size(); }
   const WorkloadOptions& options() const { return options_; }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -65,6 +66,26 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials(
     ssl.pem_private_key = *std::move(key);
   }
   return grpc::SslCredentials(ssl);
+}
+
+absl::Status CheckMetadata(const std::string& key, const std::string& value) {
+  const bool key_ok =
+      !key.empty() &&
+      key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") ==
+          std::string::npos;
+  if (!key_ok || absl::StartsWith(key, "grpc-") || key == "authorization") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metadata key \"", key,
+        "\" must be lowercase letters, digits, '-', '_' or '.', not "
+        "grpc-* nor authorization (use bearer_token)"));
+  }
+  for (const char c : value) {
+    if (c < 0x20 || c > 0x7e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "metadata value of \"", key, "\" must be printable ASCII"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string Seconds(absl::Duration d) {
@@ -233,6 +254,9 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   if (options.bearer_token.find_first_of("\r\n") != std::string::npos) {
     return absl::InvalidArgumentError("bearer_token has a line break");
   }
+  for (const auto& [key, value] : options.metadata) {
+    if (absl::Status s = CheckMetadata(key, value); !s.ok()) return s;
+  }
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       Credentials(options.tls);
   if (!credentials.ok()) return credentials.status();
@@ -263,6 +287,9 @@ void Client::Prepare(grpc::ClientContext* context,
   if (!options_.bearer_token.empty()) {
     context->AddMetadata("authorization",
                          absl::StrCat("Bearer ", options_.bearer_token));
+  }
+  for (const auto& [key, value] : options_.metadata) {
+    context->AddMetadata(key, value);
   }
 }
 

@@ -2,67 +2,12 @@
 // server (counts add up, JSON and CSV parse back, the HTML renders in
 // headless Chromium), against test doubles (--verify catches wrong answers,
 // UNAVAILABLE with pushback slows it down), and --baseline.
-#include <sys/wait.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <fstream>
-#include <map>
-#include <memory>
-#include <string>
-#include <thread>
-#include <vector>
-
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "collision/core/scalar.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
-#include "server/server.h"
-#include "tests/client/test_server.h"
-#include "tools/verify.h"
+#include "tests/tools/load_tool_testing.h"
 
 namespace collision {
 namespace {
 
-using nlohmann::json;
-using ::testing::HasSubstr;
-
-std::string Dir() { return ::testing::TempDir(); }
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs a command line; returns its exit status (-1 if it did not exit).
-int Shell(const std::string& command) {
-  const int s = std::system(command.c_str());
-  return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-}
-
-int RunTool(const std::string& args, const std::string& name) {
-  return Shell(absl::StrCat(COLLISION_LOAD_BINARY, " --progress=off ", args,
-                            " > ", Dir(), "/", name, ".out 2> ", Dir(), "/",
-                            name, ".err"));
-}
-
-std::unique_ptr<server::CollisionServer> StartServer() {
-  server::ServerOptions options;
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  auto s = server::CollisionServer::Start(options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
-}
-
-constexpr char kAllOps[] =
-    "intersect_pairs,intersect_columns,intersect_stream,closest_pairs,"
-    "closest_columns,closest_stream";
-constexpr char kAllKinds[] =
-    "circle_circle,circle_rect,circle_rotated_rect,rect_rect,sphere_sphere,"
-    "sphere_box,box_box";
+using namespace load_testing;  // NOLINT: the shared test helpers
 
 TEST(LoadTool, CountsAddUpAgainstTheRealServerAndJsonCsvParseBack) {
   auto server = StartServer();
@@ -101,6 +46,16 @@ TEST(LoadTool, CountsAddUpAgainstTheRealServerAndJsonCsvParseBack) {
   int64_t series = 0;
   for (const json& i : j["series"]) series += i["requests"].get<int64_t>();
   EXPECT_EQ(series, 300);
+  // A mixed run is broken down by RPC and wire form, adding up.
+  ASSERT_EQ(j["by_rpc"].size(), 6u) << j["by_rpc"].dump();
+  int64_t by_rpc = 0, by_rpc_pairs = 0;
+  for (const auto& [name, op] : j["by_rpc"].items()) {
+    by_rpc += op["requests"].get<int64_t>();
+    by_rpc_pairs += op["pair_tests"].get<int64_t>();
+  }
+  EXPECT_EQ(by_rpc, 300);
+  EXPECT_EQ(by_rpc_pairs, j["pair_tests"].get<int64_t>());
+  EXPECT_THAT(ReadAll(d + "/real.err"), ::testing::IsEmpty());
 
   std::vector<std::string> lines =
       absl::StrSplit(ReadAll(d + "/real.csv"), '\n', absl::SkipEmpty());
@@ -190,18 +145,6 @@ TEST(LoadTool, VerifyCatchesAServerThatAnswersWrong) {
   EXPECT_THAT(ReadAll(Dir() + "/wrong.err"), HasSubstr("mismatch"));
 }
 
-// Always UNAVAILABLE with a 100 ms pushback.
-class BusyService : public v1::CollisionService::CallbackService {
-  grpc::ServerUnaryReactor* Intersect(grpc::CallbackServerContext* context,
-                                      const v1::IntersectRequest*,
-                                      v1::IntersectResponse*) override {
-    context->AddTrailingMetadata("grpc-retry-pushback-ms", "100");
-    auto* reactor = context->DefaultReactor();
-    reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "overloaded"));
-    return reactor;
-  }
-};
-
 // Failed calls are failures, not results: by default any fails the run
 // (exit 4, with the codes), and --max_error_rate sets how many may.
 TEST(LoadTool, FailedCallsFailTheRunUnlessAllowed) {
@@ -228,18 +171,6 @@ TEST(LoadTool, FailedCallsFailTheRunUnlessAllowed) {
 // Slower than the rate asks: one slot and a server taking 100 ms a call
 // cannot send 200 calls a second. The run still ends on time, says how many
 // due calls were never sent and why, and exits 5 unless allowed.
-class SlowService : public v1::CollisionService::CallbackService {
-  grpc::ServerUnaryReactor* Intersect(grpc::CallbackServerContext* context,
-                                      const v1::IntersectRequest*,
-                                      v1::IntersectResponse*) override {
-    auto* reactor = context->DefaultReactor();
-    std::thread([reactor] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // work
-      reactor->Finish(grpc::Status::OK);
-    }).detach();
-    return reactor;
-  }
-};
 
 TEST(LoadTool, AnOpenLoopRateNotReachedIsSaidAndFailsTheRun) {
   SlowService slow;
@@ -280,118 +211,6 @@ TEST(LoadTool, BacksOffOnUnavailableInsteadOfHammering) {
   // Two workers pausing 100 ms each: about 20 calls in 1 s, not thousands.
   EXPECT_GE(requests, 2);
   EXPECT_LE(requests, 30);
-}
-
-// Every engine makes the same calls: all answered, every answer checked
-// against the scalar reference, counts adding up; the engine is reported.
-TEST(LoadTool, EveryEngineCountsAndVerifiesAgainstTheRealServer) {
-  auto server = StartServer();
-  ASSERT_NE(server, nullptr);
-  for (const std::string engine : {"grpc", "grpc_typed", "http2"}) {
-    SCOPED_TRACE(engine);
-    const std::string name = "engine_" + engine;
-    ASSERT_EQ(RunTool(absl::StrCat(
-                          "--target=", server->address(), " --engine=", engine,
-                          " --rpc=intersect_pairs,intersect_columns,"
-                          "closest_pairs,closest_columns",
-                          " --kinds=", kAllKinds, " --batch=16 --concurrency=8",
-                          " --connections=3 --requests=400",
-                          " --warmup=0s --verify=1 --format=json"),
-                      name),
-              0)
-        << ReadAll(Dir() + "/" + name + ".err");
-    json j = json::parse(ReadAll(Dir() + "/" + name + ".out"));
-    EXPECT_EQ(j["config"]["engine"].get<std::string>(), engine);
-    EXPECT_EQ(j["requests"].get<int64_t>(), 400);
-    EXPECT_EQ(j["ok"].get<int64_t>(), 400) << j["first_error"].dump();
-    EXPECT_EQ(j["pair_tests"].get<int64_t>(), 400 * 16);
-    EXPECT_EQ(j["verify"]["pairs"].get<int64_t>(), 400 * 16);
-    EXPECT_EQ(j["verify"]["mismatches"].get<int64_t>(), 0);
-  }
-}
-
-// The tool's own HTTP/2 client keeps what gRPC would: the token, the
-// deadline, grpc-status and the pushback; it says what it cannot do.
-TEST(LoadTool, Http2EngineCarriesTokenDeadlineStatusAndPushback) {
-  const std::string token_file = Dir() + "/h2_token";
-  std::ofstream(token_file) << "h2-secret\n";
-  server::ServerOptions options;
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  options.token_file = token_file;
-  auto secured = server::CollisionServer::Start(options);
-  ASSERT_TRUE(secured.ok()) << secured.status();
-  const std::string base = absl::StrCat(
-      "--engine=http2 --target=", (*secured)->address(),
-      " --batch=4 --requests=50 --concurrency=2 --warmup=0s --verify=1");
-  EXPECT_EQ(RunTool(base + " --token_file=" + token_file, "h2_token"), 0)
-      << ReadAll(Dir() + "/h2_token.err");
-  EXPECT_EQ(RunTool(base, "h2_no_token"), 4);
-  EXPECT_THAT(ReadAll(Dir() + "/h2_no_token.err"),
-              HasSubstr("UNAUTHENTICATED:50"));
-
-  SlowService slow;  // 100 ms a call
-  testing::TestServer slow_server(&slow);
-  ASSERT_TRUE(slow_server.ok());
-  EXPECT_EQ(
-      RunTool(absl::StrCat("--engine=http2 --target=", slow_server.address(),
-                           " --batch=1 --requests=4 --concurrency=2",
-                           " --warmup=0s --deadline=20ms"),
-              "h2_deadline"),
-      4);
-  EXPECT_THAT(ReadAll(Dir() + "/h2_deadline.err"),
-              HasSubstr("DEADLINE_EXCEEDED:4"));
-
-  BusyService busy;  // UNAVAILABLE with a 100 ms pushback
-  testing::TestServer busy_server(&busy);
-  ASSERT_TRUE(busy_server.ok());
-  ASSERT_EQ(
-      RunTool(
-          absl::StrCat("--engine=http2 --target=", busy_server.address(),
-                       " --batch=1 --duration=1s --warmup=0s",
-                       " --concurrency=2 --format=json", " --max_error_rate=1"),
-          "h2_busy"),
-      0)
-      << ReadAll(Dir() + "/h2_busy.err");
-  json j = json::parse(ReadAll(Dir() + "/h2_busy.out"));
-  const int64_t requests = j["requests"].get<int64_t>();
-  EXPECT_EQ(j["status_counts"]["UNAVAILABLE"].get<int64_t>(), requests);
-  EXPECT_EQ(j["backoffs"].get<int64_t>(), requests);
-  EXPECT_LE(requests, 30);  // one thread pausing 100 ms after each
-
-  EXPECT_EQ(RunTool("--engine=http2 --tls --target=127.0.0.1:1", "h2_tls"), 1);
-  EXPECT_THAT(ReadAll(Dir() + "/h2_tls.err"), HasSubstr("plaintext only"));
-  EXPECT_EQ(RunTool("--engine=http2 --rpc=intersect_stream", "h2_stream"), 1);
-  EXPECT_THAT(ReadAll(Dir() + "/h2_stream.err"), HasSubstr("unary calls only"));
-  EXPECT_EQ(RunTool("--engine=http2 --target=127.0.0.1:1 --requests=2"
-                    " --warmup=0s --concurrency=1",
-                    "h2_refused"),
-            4);
-  EXPECT_THAT(ReadAll(Dir() + "/h2_refused.out"),
-              HasSubstr("cannot connect to 127.0.0.1:1"));
-}
-
-// A server that ages its connections out (GOAWAY every ~200 ms) costs the
-// HTTP/2 engine no call: it lets each old connection finish its streams
-// and opens a new one, as gRPC does.
-TEST(LoadTool, Http2EngineRidesThroughConnectionAgeing) {
-  server::ServerOptions options;
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  options.max_connection_age = absl::Milliseconds(200);
-  options.max_connection_age_grace = absl::Milliseconds(500);
-  auto s = server::CollisionServer::Start(options);
-  ASSERT_TRUE(s.ok()) << s.status();
-  ASSERT_EQ(RunTool(absl::StrCat("--engine=http2 --target=", (*s)->address(),
-                                 " --batch=8 --duration=2s --warmup=0s",
-                                 " --concurrency=4 --connections=2",
-                                 " --format=json"),
-                    "h2_ageing"),
-            0)
-      << ReadAll(Dir() + "/h2_ageing.err");
-  json j = json::parse(ReadAll(Dir() + "/h2_ageing.out"));
-  EXPECT_GT(j["ok"].get<int64_t>(), 0);
-  EXPECT_EQ(j["errors"].get<int64_t>(), 0) << j["first_error"].dump();
 }
 
 TEST(LoadTool, BaselineRegressionExitsNonZero) {
@@ -456,6 +275,12 @@ TEST(LoadTool, HtmlReportRendersInHeadlessChromium) {
       << svgs[1];
   EXPECT_THAT(svgs[2], HasSubstr("<path d=\"M"));
   EXPECT_THAT(svgs[3], HasSubstr("<path d=\"M"));
+  // p50, p90, p99 and p99.9 marked on the histogram.
+  EXPECT_EQ(std::vector<std::string>(absl::StrSplit(svgs[1], "class=\"mark\""))
+                    .size() -
+                1,
+            4u);
+  EXPECT_THAT(svgs[1], HasSubstr(">p99.9 "));
 
   // Chromium is a test dependency (scripts/install-test-extras.sh): fail,
   // never skip, when it is missing.

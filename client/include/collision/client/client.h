@@ -19,6 +19,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -86,6 +88,11 @@ struct ClientOptions {
   // Sent as `authorization: Bearer <token>` metadata on every call when not
   // empty (also on plaintext channels: keep those on trusted networks).
   std::string bearer_token;
+  // More metadata sent on every call (tracing ids, tenant): keys of
+  // lowercase letters, digits, '-', '_' and '.', not starting with
+  // "grpc-" and not "authorization" (see bearer_token); values of
+  // printable ASCII. Checked by Create.
+  std::vector<std::pair<std::string, std::string>> metadata;
   // Gives this client its own TCP connections instead of sharing gRPC's
   // process-wide ones with other clients of the same target and options
   // (load tests that want N separate connections).
