@@ -4,12 +4,14 @@
 //   <kind>/simd         kernel: hit bits + relation + separation
 //   <kind>/scalar_seed  the seeds' inline hit-only loop (bool per pair)
 //   <kind>/simd_hit     kernel: hit bits only
+//   <kind>/load_bound   loads the same columns, writes bits (bound_bench.cc)
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "bench_data.h"
 #include "bench_util.h"
+#include "bound_bench.h"
 #include "collision/core/kernels.h"
 #include "collision/core/scalar.h"
 
@@ -280,6 +282,9 @@ void Register() {
                     benchmark::ClobberMemory();
                   }
                 });
+  RegisterLoadBound(
+      name, K::kCols, []() -> const Soa& { return GetData<K>().soa; },
+      in + 0.125);
 }
 
 // Rotated rectangle with the rotation given as an angle (as on the wire).
@@ -362,6 +367,7 @@ void RegisterAngle() {
 }
 
 int RegisterAll() {
+  RegisterSqrtBound();
   Register<CircleCircle>();
   Register<CircleRect>();
   Register<CircleRotated>();

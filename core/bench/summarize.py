@@ -34,6 +34,36 @@ def ratio(a, b):
     return f"{a / b:.1f}x" if a and b else "-"
 
 
+def bound_table(rate, kernels):
+    """simd_hit against load_bound (a loop in the same binary that only loads
+    the kernel's columns and writes the bits), the seeds' scalar loop, and the
+    full-result kernel (simd)."""
+    rows = [k for k in kernels if (k, "load_bound", SIZES[0]) in rate]
+    if not rows:
+        return
+    print("\nHit kernels against the load bound (load_bound: same columns "
+          "loaded, one Xor each, bits written; same binary and dispatch):\n")
+    print("| kernel | pairs | load_bound | simd_hit | % of bound | "
+          "scalar_seed | hit / seed | simd (full) | hit / full |")
+    print("|" + " --- |" * 9)
+    for k in rows:
+        for s in SIZES:
+            b = rate.get((k, "load_bound", s))
+            h = rate.get((k, "simd_hit", s))
+            seed = rate.get((k, "scalar_seed", s))
+            full = rate.get((k, "simd", s))
+            pct = f"{h / b:.0%}" if h and b else "-"
+            size = f"{s // 1024}k" if s < 2**20 else f"{s // 2**20}M"
+            print(f"| {k} | {size} | {fmt(b)}/s | {fmt(h)}/s | {pct} | "
+                  f"{fmt(seed)}/s | {ratio(h, seed)} | {fmt(full)}/s | "
+                  f"{ratio(h, full)} |")
+    if ("sqrt_bound", "simd", SIZES[0]) in rate:
+        print("\nOne vector square root per pair (sqrt_bound, the bound of the "
+              "full-result ball kernels): " + ", ".join(
+                  f"{fmt(rate.get(('sqrt_bound', 'simd', s)))}/s" for s in SIZES)
+              + " at 1k, 64k, 4M.")
+
+
 def main():
     context, benches = load(sys.argv[1])
     rate = {}          # (kernel, variant, size) -> items/s
@@ -110,6 +140,7 @@ def main():
           exclude=("closest_", "batch_"))
     table("Intersect, hit only (scalar_seed: the seeds' inline loop; simd_hit: "
           "bitset only):", [("scalar_seed", "simd_hit")], True)
+    bound_table(rate, kernels)
     table("ClosestPoint (simd: all 11 float columns + inside):",
           [("scalar_ref", "simd")], True, prefix="closest_")
     table("Dispatcher on mixed batches:", [("scalar_ref", "dispatch")], False)

@@ -93,6 +93,23 @@ TEST_P(SimdEdgeCaseTest, PointStrictlyInsideOverlapsOnEdgeOrCornerTouches) {
             Relation::kTouching);
 }
 
+// The ball-box kernels read "strictly inside" and "outside" from the sign of
+// the penetration depth (c - lo, hi - c), which needs gradual underflow to
+// tell a subnormal step from an edge; here d2 underflows to 0 outside too.
+TEST_P(SimdEdgeCaseTest, PointsASubnormalFromAnEdgeKeepTheScalarRelation) {
+  const float tiny = 1.4e-45f;  // the smallest subnormal float
+  EXPECT_EQ(CircleRect({{tiny, 1}, 0}, kSquare, Boundary::kExclusive),
+            Relation::kOverlapping);
+  EXPECT_EQ(CircleRect({{2 - 1.2e-7f, tiny}, 0}, kSquare, Boundary::kExclusive),
+            Relation::kOverlapping);
+  EXPECT_EQ(CircleRect({{-tiny, 1}, 0}, kSquare, Boundary::kInclusive),
+            Relation::kTouching);
+  EXPECT_EQ(CircleRect({{-tiny, 1}, tiny}, kSquare, Boundary::kInclusive),
+            Relation::kTouching);
+  EXPECT_EQ(CircleRect({{-tiny, 1}, 1e-20f}, kSquare, Boundary::kInclusive),
+            Relation::kOverlapping);
+}
+
 TEST_P(SimdEdgeCaseTest, ZeroSizeRectangleBehavesAsAPoint) {
   const Rect point{{1, 1}, {1, 1}};
   EXPECT_EQ(CircleRect({{1, 3}, 2}, point, Boundary::kInclusive),

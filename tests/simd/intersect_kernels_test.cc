@@ -200,6 +200,11 @@ void ExpectKernelMatches(const KindSpec& spec, const Case& c) {
     run({nullptr, bits2.data(), relation2.data(), nullptr});
     EXPECT_EQ(bits2, std::vector<uint8_t>(bits.begin(), bits.end() - 1));
     EXPECT_EQ(relation2, relation);
+    // Bits-only path (its own loop and, for inclusive hits, its own formula
+    // in the ball-box kernels).
+    std::vector<uint8_t> bits3((n + 7) / 8 + 1, 0xAA);
+    run({nullptr, bits3.data(), nullptr, nullptr});
+    EXPECT_EQ(bits3, bits) << spec.name << " bits-only path";
   }
 }
 

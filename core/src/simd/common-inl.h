@@ -118,7 +118,27 @@ HWY_INLINE void StoreFlags(MF m, uint8_t* p) {
   hn::StoreU(hn::DemoteTo(du8, v), du8, p);
 }
 
+// Byte j of the result = bit j of b (b < 256): the 8 bits copied into every
+// byte, byte j keeps bit j, then bit 7 of each byte is set iff it is nonzero
+// (no carry crosses a byte: 0x80 + 0x7F = 0xFF).
+HWY_INLINE uint64_t SpreadBitsToBytes(uint64_t b) {
+  const uint64_t picked = (b * 0x0101010101010101ull) & 0x8040201008040201ull;
+  return ((picked + 0x7F7F7F7F7F7F7F7Full) >> 7) & 0x0101010101010101ull;
+}
+
 HWY_INLINE void StoreRelation(MF overlap, MF touch, Relation* p) {
+#if HWY_ARCH_X86
+  // With 8 lanes (AVX2), from the masks' bits in general registers: the
+  // vector form below (select, then narrow 32 to 8 bits: pack, permute, pack)
+  // is 6 more ops on the vector pipes that bound the full-result kernels,
+  // where the integer units are idle. Little-endian, hence x86 only.
+  if (hn::Lanes(DF()) == 8) {
+    const uint64_t rel = (SpreadBitsToBytes(MaskBits(overlap)) << 1) |
+                         SpreadBitsToBytes(MaskBits(touch));
+    hwy::CopyBytes<8>(&rel, p);
+    return;
+  }
+#endif
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint8_t, DF> du8;
   const auto v = hn::IfThenElse(
@@ -176,6 +196,41 @@ HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
   return h;
 }
 
+// The last rem < Lanes() pairs from row i on, through padded buffers. Not
+// inlined into RunIntersectT: its stack buffers would make the loop's frame
+// realign the stack and keep a frame pointer, one general register fewer for
+// the loop, which then spills column pointers with 10 or more columns (each
+// spill reload is one more load per vector on the ports that bound it).
+template <class Kernel, bool kSep, IntersectMode kMode>
+HWY_NOINLINE void IntersectTail(const float* const* cols, size_t i, size_t rem,
+                                bool inclusive, const IntersectOutputs& out,
+                                BitWriter& bits) {
+  constexpr size_t K = Kernel::kCols;
+  HWY_ALIGN float buf[K][kMaxLanes];
+  const float* ptrs[K];
+  PadTail<K>(cols, i, rem, buf, ptrs);
+  uint8_t hit_tail[kMaxLanes] = {};
+  Relation relation_tail[kMaxLanes] = {};
+  HWY_ALIGN float sep_tail[kMaxLanes] = {};
+  const MF h = IntersectStep<Kernel, kSep, kMode>(ptrs, 0, inclusive, hit_tail,
+                                                  relation_tail, sep_tail);
+  for (size_t j = 0; j < rem; ++j) {
+    if (out.hit != nullptr) out.hit[i + j] = hit_tail[j];
+    if (out.relation != nullptr) out.relation[i + j] = relation_tail[j];
+    if (kSep) out.separation[i + j] = sep_tail[j];
+  }
+  if (out.hit_bits != nullptr) {
+    const uint64_t b = MaskBits(h) & ((uint64_t{1} << rem) - 1);
+    if (hn::Lanes(DF()) >= 8) {
+      for (size_t k = 0; k < (rem + 7) / 8; ++k) {
+        out.hit_bits[i / 8 + k] = static_cast<uint8_t>(b >> (8 * k));
+      }
+    } else {
+      bits.Put(b, rem);
+    }
+  }
+}
+
 template <class Kernel, bool kSep, IntersectMode kMode>
 HWY_NOINLINE void RunIntersectT(const float* const* in, size_t n,
                                 bool inclusive, const IntersectOutputs& out) {
@@ -193,43 +248,24 @@ HWY_NOINLINE void RunIntersectT(const float* const* in, size_t n,
   // With >= 8 lanes every vector's bits start on a byte boundary.
   const bool direct_bits = lanes >= 8;
   BitWriter bits(hit_bits);
+  // A pointer of its own rather than hit_bits + i / 8: one general register
+  // fewer in the loop (see IntersectTail).
+  uint8_t* bits_out = hit_bits;
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     const MF h = IntersectStep<Kernel, kSep, kMode>(cols, i, inclusive, hit,
                                                     relation, separation);
     if (hit_bits != nullptr) {
       if (direct_bits) {
-        hn::StoreMaskBits(d, h, hit_bits + i / 8);
+        hn::StoreMaskBits(d, h, bits_out);
+        bits_out += lanes / 8;
       } else {
         bits.Put(MaskBits(h), lanes);
       }
     }
   }
   if (i < n) {
-    const size_t rem = n - i;
-    HWY_ALIGN float buf[K][kMaxLanes];
-    const float* ptrs[K];
-    PadTail<K>(cols, i, rem, buf, ptrs);
-    uint8_t hit_tail[kMaxLanes] = {};
-    Relation relation_tail[kMaxLanes] = {};
-    HWY_ALIGN float sep_tail[kMaxLanes] = {};
-    const MF h = IntersectStep<Kernel, kSep, kMode>(
-        ptrs, 0, inclusive, hit_tail, relation_tail, sep_tail);
-    for (size_t j = 0; j < rem; ++j) {
-      if (hit != nullptr) hit[i + j] = hit_tail[j];
-      if (relation != nullptr) relation[i + j] = relation_tail[j];
-      if (kSep) separation[i + j] = sep_tail[j];
-    }
-    if (hit_bits != nullptr) {
-      const uint64_t b = MaskBits(h) & ((uint64_t{1} << rem) - 1);
-      if (direct_bits) {
-        for (size_t k = 0; k < (rem + 7) / 8; ++k) {
-          hit_bits[i / 8 + k] = static_cast<uint8_t>(b >> (8 * k));
-        }
-      } else {
-        bits.Put(b, rem);
-      }
-    }
+    IntersectTail<Kernel, kSep, kMode>(cols, i, n - i, inclusive, out, bits);
   }
   if (hit_bits != nullptr && !direct_bits) bits.Flush();
 }
