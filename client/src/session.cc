@@ -1,6 +1,7 @@
 #include "collision/client/session.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -42,7 +43,7 @@ void QuerySession::OpenStream() {
 QuerySession::~QuerySession() {
   bool finished;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     finished = finished_;
   }
   if (!finished) {
@@ -81,9 +82,9 @@ absl::Status QuerySession::Send(uint64_t sequence,
 }
 
 absl::Status QuerySession::Send(const v1::QueryStreamRequest& request) {
-  absl::MutexLock write(&wmu_);
+  std::lock_guard<std::mutex> write(wmu_);
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (finished_) {
       return final_.ok() ? absl::FailedPreconditionError("session finished")
                          : final_;
@@ -95,24 +96,24 @@ absl::Status QuerySession::Send(const v1::QueryStreamRequest& request) {
   // The stream is broken. With reopening, Receive() resends this request
   // on the next stream; without, its status comes from Receive()/Finish().
   if (options_.reopen) return absl::OkStatus();
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   pending_.pop_back();
   return absl::UnavailableError(
       "stream broken; Receive() or Finish() gives its status");
 }
 
 int QuerySession::outstanding() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(pending_.size());
 }
 
 int QuerySession::reopens() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return reopens_;
 }
 
 absl::Status QuerySession::Recover(uint64_t want, int* attempt) {
-  absl::MutexLock write(&wmu_);  // no Send() on the stream being replaced
+  std::lock_guard<std::mutex> write(wmu_);  // no Send() on the stream being replaced
   absl::Status ended = FromGrpc(stream_->Finish());
   if (ended.ok()) {
     ended = absl::UnavailableError(
@@ -120,12 +121,12 @@ absl::Status QuerySession::Recover(uint64_t want, int* attempt) {
   }
   bool closing;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     closing = writes_done_ || finished_;
   }
   if (!options_.reopen || closing || !StreamBroke(ended) ||
       *attempt >= options_.max_reopens_per_reply) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
     final_ = ended;
     pending_.clear();
@@ -144,7 +145,7 @@ absl::Status QuerySession::Recover(uint64_t want, int* attempt) {
   OpenStream();
   std::deque<v1::QueryStreamRequest> resend;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     resend = pending_;
     ++reopens_;
   }
@@ -160,7 +161,7 @@ absl::StatusOr<StreamReply> QuerySession::Receive() {
   uint64_t want;
   while (true) {
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       if (finished_ && !final_.ok()) return final_;
       if (pending_.empty()) {
         return absl::FailedPreconditionError(
@@ -172,7 +173,7 @@ absl::StatusOr<StreamReply> QuerySession::Receive() {
     if (absl::Status s = Recover(want, &attempt); !s.ok()) return s;
   }
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     pending_.pop_front();
   }
   if (response.sequence() != want) {
@@ -192,9 +193,9 @@ absl::StatusOr<StreamReply> QuerySession::Receive() {
 }
 
 absl::Status QuerySession::Finish() {
-  absl::MutexLock write(&wmu_);
+  std::lock_guard<std::mutex> write(wmu_);
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (finished_) return final_;
     writes_done_ = true;
   }
@@ -203,7 +204,7 @@ absl::Status QuerySession::Finish() {
   while (stream_->Read(&drain)) {
   }
   absl::Status s = FromGrpc(stream_->Finish());
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   finished_ = true;
   final_ = s;
   pending_.clear();

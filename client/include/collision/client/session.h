@@ -28,11 +28,10 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/client_context.h"
@@ -108,19 +107,22 @@ class QuerySession {
   std::unique_ptr<v1::CollisionService::Stub> stub_;
   // Writers (Send, Finish) hold wmu_ while they use the stream; Receive
   // takes it to replace a broken stream. context_ and stream_ change only
-  // then, on the receiving thread, which reads without it.
-  absl::Mutex wmu_ ABSL_ACQUIRED_BEFORE(mu_);
+  // then, on the receiving thread, which reads without it. wmu_ is taken
+  // before mu_. std::mutex, not absl::Mutex: Debian's absl is not built for
+  // ThreadSanitizer, which must see these locks (the reopen test runs
+  // under it).
+  std::mutex wmu_;
   std::unique_ptr<grpc::ClientContext> context_;
   std::unique_ptr<
       grpc::ClientReaderWriter<v1::QueryStreamRequest, v1::QueryStreamResponse>>
       stream_;
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;  // guards the members below
   // Requests sent and not yet answered, oldest first (resent on reopening).
-  std::deque<v1::QueryStreamRequest> pending_ ABSL_GUARDED_BY(mu_);
-  bool writes_done_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Status final_ ABSL_GUARDED_BY(mu_);
-  int reopens_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<v1::QueryStreamRequest> pending_;
+  bool writes_done_ = false;
+  bool finished_ = false;
+  absl::Status final_;
+  int reopens_ = 0;
 };
 
 }  // namespace collision::client
