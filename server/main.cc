@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "collision/core/batch.h"
 #include "common/usage.h"
+#include "server/event_log.h"
 #include "server/server.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1:50051",
@@ -105,6 +106,11 @@ ABSL_FLAG(bool, permit_keepalive_without_calls, false,
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection");
 ABSL_FLAG(bool, allow_reuseport, false,
           "let other processes bind the same port (SO_REUSEPORT)");
+ABSL_FLAG(std::string, log_format, "text",
+          "stderr log lines: text, or json (one object per line, for log "
+          "pipelines)");
+ABSL_FLAG(std::string, log_level, "info",
+          "least severe log lines written: info, warning or error");
 ABSL_FLAG(absl::Duration, drain_grace, absl::Seconds(2),
           "on SIGTERM/SIGINT: time between health NOT_SERVING and shutdown");
 ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(10),
@@ -112,12 +118,9 @@ ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(10),
 
 namespace {
 
-void Log(const std::string& message) {
-  std::fprintf(
-      stderr, "%s collision_server: %s\n",
-      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone())
-          .c_str(),
-      message.c_str());
+void Log(const std::string& message, collision::server::LogLevel level =
+                                         collision::server::LogLevel::kInfo) {
+  collision::server::EventLog::Global().Write(level, "lifecycle", message);
 }
 
 // Every connection takes a file descriptor, and gRPC 1.51 stops accepting
@@ -158,6 +161,19 @@ int main(int argc, char** argv) {
       "reflection.\n  collision_server --address=0.0.0.0:50051 "
       "[--metrics_address=0.0.0.0:9464] [flags below]");
   absl::ParseCommandLine(argc, argv);
+  {
+    const auto format =
+        collision::server::ParseLogFormat(absl::GetFlag(FLAGS_log_format));
+    const auto level =
+        collision::server::ParseLogLevel(absl::GetFlag(FLAGS_log_level));
+    if (!format.ok() || !level.ok()) {
+      std::fprintf(
+          stderr, "collision_server: --log_format/--log_level: %s\n",
+          (!format.ok() ? format.status() : level.status()).ToString().c_str());
+      return 1;
+    }
+    collision::server::EventLog::Global().Configure(*format, *level);
+  }
 
   // Block the stop signals in every thread; one thread waits for them.
   sigset_t stop_signals;
@@ -223,7 +239,8 @@ int main(int argc, char** argv) {
   const uint64_t open_files = RaiseOpenFileLimit();
   auto server = collision::server::CollisionServer::Start(options);
   if (!server.ok()) {
-    Log(absl::StrCat("failed to start: ", server.status().ToString()));
+    Log(absl::StrCat("failed to start: ", server.status().ToString()),
+        collision::server::LogLevel::kError);
     return 1;
   }
   Log(absl::StrCat(
@@ -253,7 +270,8 @@ int main(int argc, char** argv) {
       " simd_target=", collision::SimdTargetName()));
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty() && !WritePortFile(port_file, (*server)->port())) {
-    Log(absl::StrCat("cannot write --port_file ", port_file));
+    Log(absl::StrCat("cannot write --port_file ", port_file),
+        collision::server::LogLevel::kError);
     return 1;
   }
 
@@ -269,7 +287,8 @@ int main(int argc, char** argv) {
   if ((*server)->failed()) {
     // The stopper thread still waits for a signal: leave without it.
     Log("stopped: the server failed (see above); exit status 1 for a "
-        "restart");
+        "restart",
+        collision::server::LogLevel::kError);
     std::fflush(stderr);
     std::_Exit(1);
   }

@@ -280,6 +280,7 @@ void CollisionServer::Watch() {
   const uint64_t seen = ListenerFailures();
   std::string line;
   while (!watch_stop_.load()) {
+    service_->FlushLogs(absl::Now());
     // Every 10 ms (reading /proc/self/statm costs microseconds): at
     // loopback speed (~400 MB/s coming in) the guard notices within ~4 MB.
     if (WaitForListenerFailure(seen, absl::Milliseconds(10), &line)) {
@@ -310,16 +311,19 @@ void CollisionServer::Watch() {
 void CollisionServer::Fail(const std::string& why, absl::Duration grace,
                            absl::Duration deadline) {
   failed_.store(true);
-  std::fprintf(stderr,
-               "collision_server: %s; health NOT_SERVING, stopping (grace "
-               "%s) so that the supervisor restarts the server\n",
-               why.c_str(), absl::FormatDuration(grace).c_str());
+  EventLog::Global().Write(
+      LogLevel::kError, "failing",
+      absl::StrCat(why, "; health NOT_SERVING, stopping (grace ",
+                   absl::FormatDuration(grace),
+                   ") so that the supervisor restarts the server"));
   Drain(grace, deadline);
 }
 
 void CollisionServer::StopWatching() {
   watch_stop_.store(true);
   if (watch_.joinable()) watch_.join();
+  // What the last bursts counted, before the process goes.
+  if (service_ != nullptr) service_->FlushLogs(absl::Now(), /*force=*/true);
 }
 
 void CollisionServer::SetServing(bool serving) {
@@ -339,6 +343,8 @@ void CollisionServer::Drain(absl::Duration grace, absl::Duration deadline) {
   SetServing(false);
   absl::SleepFor(grace);
   Shutdown(deadline);
+  // What the last bursts counted, before the process says it stopped.
+  service_->FlushLogs(absl::Now(), /*force=*/true);
 }
 
 void CollisionServer::Wait() {

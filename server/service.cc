@@ -71,6 +71,13 @@ bool CollisionServiceImpl::Admit(std::size_t bytes,
     in_flight_bytes_.fetch_sub(size);
     in_flight_.fetch_sub(1);
     metrics_->Rejected("overloaded");
+    const bool share =
+        mine >= PerConnectionShare() && now <= options_.max_in_flight;
+    overload_log_.Note(backlog                        ? "answer_backlog"
+                       : share                        ? "connection_share"
+                       : now > options_.max_in_flight ? "in_flight"
+                                                      : "in_flight_bytes",
+                       connection);
     *why =
         backlog
             ? grpc::Status(
@@ -79,15 +86,14 @@ bool CollisionServiceImpl::Admit(std::size_t bytes,
                                " answers wait for the transport; retry "
                                "after ",
                                options_.retry_pushback_ms, " ms"))
-        : mine >= PerConnectionShare() && now <= options_.max_in_flight
-            ? grpc::Status(
-                  grpc::StatusCode::UNAVAILABLE,
-                  absl::StrCat("server overloaded: this connection holds ",
-                               mine, " of the ", options_.max_in_flight,
-                               " requests in flight (answers not yet "
-                               "read count); retry after ",
-                               options_.retry_pushback_ms, " ms"))
-            : Overloaded();
+        : share ? grpc::Status(
+                      grpc::StatusCode::UNAVAILABLE,
+                      absl::StrCat("server overloaded: this connection holds ",
+                                   mine, " of the ", options_.max_in_flight,
+                                   " requests in flight (answers not yet "
+                                   "read count); retry after ",
+                                   options_.retry_pushback_ms, " ms"))
+                : Overloaded();
     return false;
   }
   metrics_->SetInFlight(now);
@@ -172,6 +178,7 @@ grpc::Status CollisionServiceImpl::Authenticate(
   const auto it = metadata.find("authorization");
   if (it == metadata.end()) {
     metrics_->Rejected("unauthenticated");
+    auth_log_.Note("missing_token", context->peer());
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "missing bearer token: send the metadata "
                         "`authorization: Bearer <token>`");
@@ -179,6 +186,7 @@ grpc::Status CollisionServiceImpl::Authenticate(
   if (!options_.tokens->Accepts(
           absl::string_view(it->second.data(), it->second.size()))) {
     metrics_->Rejected("unauthenticated");
+    auth_log_.Note("invalid_token", context->peer());
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "invalid bearer token");
   }

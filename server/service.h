@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "collision/v1/collision.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "server/event_log.h"
 #include "server/handlers.h"
 #include "server/metrics.h"
 #include "server/raw_messages.h"
@@ -127,6 +128,12 @@ class CollisionServiceImpl final : public RawCollisionService {
   // after its caller has the answer, or later when the caller vanished).
   // For tests.
   bool WaitUntilIdle(absl::Duration timeout) const;
+  // Writes the summaries of refusal floods whose interval has passed
+  // (`force`: whatever was counted, as the server stops).
+  void FlushLogs(absl::Time now, bool force = false) const {
+    overload_log_.Flush(now, force);
+    auth_log_.Flush(now, force);
+  }
   const ServiceOptions& options() const { return options_; }
 
  private:
@@ -179,6 +186,11 @@ class CollisionServiceImpl final : public RawCollisionService {
 
   const ServiceOptions options_;
   Metrics* const metrics_;
+  // One line a second at most for floods of refusals (event_log.h).
+  mutable Burst overload_log_{&EventLog::Global(), LogLevel::kWarning,
+                              "overload", "calls refused"};
+  mutable Burst auth_log_{&EventLog::Global(), LogLevel::kWarning,
+                          "authentication", "calls refused"};
   std::atomic<int> in_flight_{0};
   std::atomic<std::size_t> open_scenes_{0};  // SceneSession streams' scenes
   std::atomic<int64_t> in_flight_bytes_{0};
