@@ -253,7 +253,7 @@ two_up = [0, e2 - d2, e3 - d3]
 after_drain = [0, 0, g3 - f3]
 
 def when(pattern):
-    m = re.search(r"^(\S+) collision_server: " + pattern, r2_log, re.M)
+    m = re.search(r"^(\S+) (?:INFO|WARN|ERROR) +collision_server: " + pattern, r2_log, re.M)
     return m and datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%fZ")
 t_signal, t_stopped = when("signal 15"), when("stopped")
 drain_s = (t_stopped - t_signal).total_seconds() if t_signal and t_stopped else -1
