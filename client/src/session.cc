@@ -113,7 +113,8 @@ int QuerySession::reopens() const {
 }
 
 absl::Status QuerySession::Recover(uint64_t want, int* attempt) {
-  std::lock_guard<std::mutex> write(wmu_);  // no Send() on the stream being replaced
+  std::lock_guard<std::mutex> write(
+      wmu_);  // no Send() on the stream being replaced
   absl::Status ended = FromGrpc(stream_->Finish());
   if (ended.ok()) {
     ended = absl::UnavailableError(

@@ -7,30 +7,26 @@
 set -euo pipefail
 server=$1
 load=$2
-work=$(mktemp -d)
-trap 'kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$(dirname "$0")/../../scripts/lib/server.sh"
 right="right-$RANDOM-$RANDOM-secret"
 wrong="wrong-$RANDOM-$RANDOM-secret"
-printf '%s\n' "$right" >"$work/tokens"
-printf '%s\n' "$wrong" >"$work/wrong"
-
-"$server" --address=127.0.0.1:0 --port_file="$work/port" --token_file="$work/tokens" \
-  --max_in_flight=1 --drain_grace=0s --log_format=json 2>"$work/server.log" &
-pid=$!
-for _ in $(seq 100); do
-  [ -s "$work/port" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/server.log"; exit 1; }
-  sleep 0.1
-done
-target="127.0.0.1:$(cat "$work/port")"
+tokens=$(mktemp -d)
+printf '%s\n' "$right" >"$tokens/right"
+printf '%s\n' "$wrong" >"$tokens/wrong"
+start_server "$server" --token_file="$tokens/right" \
+  --max_in_flight=1 --drain_grace=0s --log_format=json
+trap 'stop_server; rm -rf "$tokens"' EXIT
+work=$SERVER_WORK  # server.log is the server's stderr
+target=$SERVER_TARGET
+pid=$SERVER_PID
 fail() { echo "FAIL: $*"; cat "$work/server.log"; exit 1; }
 
 # 400 calls with a wrong token, fast (no retries, no back-off on this code).
-"$load" --target="$target" --engine=http2 --token_file="$work/wrong" --batch=1 \
+"$load" --target="$target" --engine=http2 --token_file="$tokens/wrong" --batch=1 \
   --requests=400 --concurrency=8 --warmup=0s --progress=off --format=json \
   --max_error_rate=1 >"$work/wrong.json"
 # More calls at once than one slot admits: UNAVAILABLE, counted by the tool.
-"$load" --target="$target" --engine=http2 --token_file="$work/tokens" \
+"$load" --target="$target" --engine=http2 --token_file="$tokens/right" \
   --rpc=intersect_pairs --batch=2000 --duration=2s --warmup=0s --concurrency=16 \
   --connections=4 --progress=off --format=json --max_error_rate=1 >"$work/busy.json"
 kill -TERM "$pid"
