@@ -23,6 +23,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
@@ -192,14 +193,7 @@ void CheckStep(const Step& step, v1::SceneResponse got) {
       << "want " << ToJson(*step.response) << "\ngot  " << ToJson(got);
 }
 
-std::unique_ptr<server::CollisionServer> StartServer() {
-  server::ServerOptions options;
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  auto s = server::CollisionServer::Start(options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
-}
+using testing::StartServer;
 
 // Sends the case's messages on one stream, each after the previous answer,
 // then half-closes: the server must end the stream with OK.

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
@@ -21,14 +22,7 @@ namespace {
 namespace c = collision::client;
 using ::testing::HasSubstr;
 
-std::unique_ptr<server::CollisionServer> StartServer(
-    server::ServerOptions options = {}) {
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  auto s = server::CollisionServer::Start(options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
-}
+using testing::StartServer;
 
 std::unique_ptr<c::Client> Connect(const server::CollisionServer& s,
                                    c::ClientOptions options = {}) {

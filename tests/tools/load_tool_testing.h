@@ -23,6 +23,7 @@
 #include "nlohmann/json.hpp"
 #include "server/server.h"
 #include "tests/client/test_server.h"
+#include "tests/util/local_server.h"
 #include "tools/verify.h"
 
 namespace collision::load_testing {
@@ -49,14 +50,7 @@ inline int RunTool(const std::string& args, const std::string& name) {
                             name, ".err"));
 }
 
-inline std::unique_ptr<server::CollisionServer> StartServer() {
-  server::ServerOptions options;
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  auto s = server::CollisionServer::Start(options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
-}
+using testing::StartServer;
 
 constexpr char kAllOps[] =
     "intersect_pairs,intersect_columns,intersect_stream,closest_pairs,"
