@@ -2,20 +2,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "server/handlers.h"
+#include "collision/wire/handlers.h"
+#include "collision/wire/wire_precheck.h"
 #include "server/stream_reactor.h"
-#include "server/wire_precheck.h"
 
 namespace collision::server {
 namespace {
 
-const char* QueryKindName(const ParsedSceneQuery& q) {
+const char* QueryKindName(const wire::ParsedSceneQuery& q) {
   switch (q.kind) {
-    case SceneQueryKind::kOverlap:
+    case wire::SceneQueryKind::kOverlap:
       return "overlap";
-    case SceneQueryKind::kNearest:
+    case wire::SceneQueryKind::kNearest:
       return "nearest";
-    case SceneQueryKind::kCast:
+    case wire::SceneQueryKind::kCast:
       return q.cast.radius > 0.0f ? "sweep" : "raycast";
   }
   return "overlap";
@@ -33,12 +33,13 @@ grpc::Status SceneSession::Precheck(const grpc::ByteBuffer& bytes) {
   const uint64_t max_entities =
       settings_ ? settings_->max_entities : limits_.max_entities;
   return ToGrpc(ReadBytes(bytes, [&](auto* in) {
-    return PrecheckSceneRequest(in, max_entities, limits_.max_queries);
+    return wire::PrecheckSceneRequest(in, max_entities, limits_.max_queries);
   }));
 }
 
 grpc::Status SceneSession::Open(const v1::SceneConfig& config) {
-  absl::StatusOr<SceneSettings> settings = ParseSceneConfig(config, limits_);
+  absl::StatusOr<wire::SceneSettings> settings =
+      wire::ParseSceneConfig(config, limits_);
   if (!settings.ok()) return ToGrpc(settings.status());
   if (service_->open_scenes_.fetch_add(1) >= limits_.max_scenes) {
     service_->open_scenes_.fetch_sub(1);
@@ -81,7 +82,7 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
     }
     if (grpc::Status s = Open(request.config()); !s.ok()) return s;
   }
-  absl::StatusOr<ParsedSceneMessage> parsed = ParseSceneMessage(
+  absl::StatusOr<wire::ParsedSceneMessage> parsed = wire::ParseSceneMessage(
       request, *settings_, tick_, *scene_, limits_, /*config_allowed=*/first);
   if (!parsed.ok()) {
     if (first) Close();  // a rejected first message opens nothing
@@ -89,9 +90,9 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
   }
   const int64_t before = static_cast<int64_t>(scene_->size());
   SceneHistory* history = history_ ? &*history_ : nullptr;
-  ApplySceneUpdate(parsed->update, &*scene_, history);
+  wire::ApplySceneUpdate(parsed->update, &*scene_, history);
   if (parsed->update.present) tick_ = parsed->update.tick;
-  AnswerSceneQueries(parsed->queries, *scene_, history, tick_, response);
+  wire::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, response);
   response->set_tick(tick_.value_or(0));
   response->set_entities(static_cast<uint32_t>(scene_->size()));
 
@@ -99,7 +100,8 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
   metrics->ScenesChanged(0, static_cast<int64_t>(scene_->size()) - before);
   uint64_t rewound = 0, clamped = 0;
   for (int i = 0; i < response->results_size(); ++i) {
-    const ParsedSceneQuery& q = parsed->queries[static_cast<std::size_t>(i)];
+    const wire::ParsedSceneQuery& q =
+        parsed->queries[static_cast<std::size_t>(i)];
     metrics->SceneQueries(QueryKindName(q), 1);
     rewound += q.rewound;
     clamped += response->results(i).clamped();

@@ -10,8 +10,8 @@
 #include "collision/core/scene.h"
 #include "collision/core/scene_history.h"
 #include "collision/v1/scene.grpc.pb.h"
+#include "collision/wire/scene_request.h"
 #include "grpcpp/grpcpp.h"
-#include "server/scene_request.h"
 #include "server/service.h"
 
 namespace collision::server {
@@ -33,7 +33,7 @@ class SceneSession {
   // stream's own state, and a message is a tick's worth of work.
   bool ComputeInline(const Request&) const { return true; }
   // Scene messages are always parsed.
-  std::shared_ptr<DecodedRequest> Decode(const grpc::ByteBuffer&) const {
+  std::shared_ptr<wire::DecodedRequest> Decode(const grpc::ByteBuffer&) const {
     return nullptr;
   }
   grpc::Status Process(const Request& request, Response* response,
@@ -51,8 +51,8 @@ class SceneSession {
   void Close();
 
   CollisionServiceImpl* const service_;
-  const SceneLimits& limits_;
-  std::optional<SceneSettings> settings_;
+  const wire::SceneLimits& limits_;
+  std::optional<wire::SceneSettings> settings_;
   std::optional<Scene> scene_;
   std::optional<SceneHistory> history_;  // when config keeps > 1 tick
   std::optional<uint64_t> tick_;

@@ -122,7 +122,7 @@ std::size_t MaxItemBytes() {
 
 }  // namespace
 
-int MaxRequestBytes(const RequestLimits& limits) {
+int MaxRequestBytes(const wire::RequestLimits& limits) {
   // The request's own fields and a QueryStream message's envelope (tag,
   // length, sequence) take well under 1 KiB.
   constexpr std::size_t kEnvelope = 1024;

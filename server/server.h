@@ -19,8 +19,10 @@
 namespace collision::server {
 
 // The name the health service reports for this service (the empty name ""
-// reports the whole server the same way).
-inline constexpr char kHealthServiceName[] = "collision.v1.CollisionService";
+// reports the whole server the same way): the service's own full name, as
+// clients and probes find it in the generated code.
+inline constexpr const char* kHealthServiceName =
+    v1::CollisionService::service_full_name();
 
 struct ServerOptions {
   // host:port to listen on; port 0 picks a free port (see port()).
@@ -89,7 +91,7 @@ struct ServerOptions {
 // The largest request the server takes on the wire when its receive limit
 // follows max_batch: `max_batch` of the largest items in their ordinary
 // (canonical) encoding, plus the request's own fields.
-int MaxRequestBytes(const RequestLimits& limits);
+int MaxRequestBytes(const wire::RequestLimits& limits);
 
 class CollisionServer {
  public:

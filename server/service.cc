@@ -6,16 +6,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
 #include "server/stream_reactor.h"
-#include "server/wire_precheck.h"
 
 namespace collision::server {
 namespace {
 
 constexpr char kUnary[] = "unary";
 
+// How many items a request carries: the wire layer counts columns; the
+// per-pair messages count themselves.
+using wire::ItemCount;
 std::size_t ItemCount(const v1::IntersectRequest& r) {
   return static_cast<std::size_t>(r.pairs_size());
 }
@@ -166,7 +169,8 @@ template <typename Request>
 grpc::Status CollisionServiceImpl::Precheck(
     const grpc::ByteBuffer& bytes) const {
   const absl::Status s = ReadBytes(bytes, [this](auto* in) {
-    return PrecheckRequestSize(in, kRequestMessage<Request>, options_.limits);
+    return wire::PrecheckRequestSize(in, wire::kRequestMessage<Request>,
+                                     options_.limits);
   });
   return ToGrpc(s);  // counted by whoever answers it
 }
@@ -193,24 +197,24 @@ grpc::Status CollisionServiceImpl::Authenticate(
   return grpc::Status::OK;
 }
 
-HandlerContext CollisionServiceImpl::MakeContext(
+wire::HandlerContext CollisionServiceImpl::MakeContext(
     grpc::CallbackServerContext* context) {
-  HandlerContext c;
+  wire::HandlerContext c;
   c.limits = options_.limits;
   c.run = [this, context](
               std::size_t n,
               const std::function<void(std::size_t, std::size_t)>& body) {
-    return pool_.ParallelFor(n, kChunk, body,
+    return pool_.ParallelFor(n, wire::kChunk, body,
                              [context] { return Expired(context); });
   };
   c.stopped_status = [this, context] {
-    return Stopped(context, "; computation stopped");
+    return FromGrpc(Stopped(context, "; computation stopped"));
   };
-  c.count_work = [this](const KindCounts& counts) {
-    for (int k = 0; k < kWorkKinds; ++k) {
+  c.count_work = [this](const wire::KindCounts& counts) {
+    for (int k = 0; k < wire::kWorkKinds; ++k) {
       if (counts[k] > 0) {
-        metrics_->PairsProcessed(WorkKindName(static_cast<WorkKind>(k)),
-                                 counts[k]);
+        metrics_->PairsProcessed(
+            wire::WorkKindName(static_cast<wire::WorkKind>(k)), counts[k]);
       }
     }
   };
@@ -315,12 +319,12 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 namespace {
 
 // The request's bytes (in one piece: copied only when gRPC received them in
-// several slices), decoded by `decode` (pair_wire.h); nullptr when they are
-// not in its plain encoding.
+// several slices), decoded by `decode` (collision/wire/pair_wire.h); nullptr
+// when they are not in its plain encoding.
 template <typename Decode>
-std::shared_ptr<DecodedRequest> DecodeBytes(const grpc::ByteBuffer& bytes,
-                                            Decode decode,
-                                            const RequestLimits& limits) {
+std::shared_ptr<wire::DecodedRequest> DecodeBytes(
+    const grpc::ByteBuffer& bytes, Decode decode,
+    const wire::RequestLimits& limits) {
   grpc::Slice slice;
   absl::string_view view;
   if (!ContiguousBytes(bytes, &slice, &view)) return nullptr;
@@ -329,17 +333,17 @@ std::shared_ptr<DecodedRequest> DecodeBytes(const grpc::ByteBuffer& bytes,
 
 }  // namespace
 
-void CollisionServiceImpl::ServeDecoded(grpc::CallbackServerContext* context,
-                                        std::shared_ptr<DecodedRequest> decoded,
-                                        grpc::ByteBuffer* response_bytes,
-                                        UnaryCall* reactor) {
+void CollisionServiceImpl::ServeDecoded(
+    grpc::CallbackServerContext* context,
+    std::shared_ptr<wire::DecodedRequest> decoded,
+    grpc::ByteBuffer* response_bytes, UnaryCall* reactor) {
   if (Expired(context)) {
     reactor->Answer(Stopped(context, "while the request was parsed"));
     return;
   }
   auto compute = [this, context, decoded, response_bytes, reactor] {
     std::string bytes;
-    const grpc::Status s = decoded->Serve(MakeContext(context), &bytes);
+    const grpc::Status s = ToGrpc(decoded->Serve(MakeContext(context), &bytes));
     const std::size_t size = bytes.size();
     if (s.ok()) *response_bytes = BytesOf(std::move(bytes));
     reactor->Answer(s, /*counted=*/false, s.ok() ? size : 0);
@@ -389,7 +393,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
   grpc::Status read = Precheck<Request>(*request_bytes);
   if constexpr (!std::is_same_v<Decode, std::nullptr_t>) {
     if (read.ok() && options_.decode_pairs_from_bytes) {
-      std::shared_ptr<DecodedRequest> decoded =
+      std::shared_ptr<wire::DecodedRequest> decoded =
           DecodeBytes(*request_bytes, decode, options_.limits);
       if (decoded != nullptr) {
         ServeDecoded(context, std::move(decoded), response_bytes, reactor);
@@ -412,7 +416,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
   // Computes, encodes the response, frees the call's arena, answers.
   auto compute = [this, context, call, response_bytes, handler, reactor] {
     grpc::Status s =
-        handler(*call->request, call->response, MakeContext(context));
+        ToGrpc(handler(*call->request, call->response, MakeContext(context)));
     if (s.ok()) s = SerializeMessage(*call->response, response_bytes);
     delete call;
     reactor->Answer(s, /*counted=*/false,
@@ -435,10 +439,10 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Intersect(
     grpc::ByteBuffer* response) {
   return Unary<v1::IntersectRequest, v1::IntersectResponse>(
       context, request, response, "Intersect",
-      [](const auto& q, auto* r, const HandlerContext& c) {
-        return HandleIntersect(q, r, c);
+      [](const auto& q, auto* r, const wire::HandlerContext& c) {
+        return wire::HandleIntersect(q, r, c);
       },
-      &DecodeIntersect);
+      &wire::DecodeIntersect);
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
@@ -446,10 +450,10 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
     grpc::ByteBuffer* response) {
   return Unary<v1::ClosestPointRequest, v1::ClosestPointResponse>(
       context, request, response, "ClosestPoint",
-      [](const auto& q, auto* r, const HandlerContext& c) {
-        return HandleClosestPoint(q, r, c);
+      [](const auto& q, auto* r, const wire::HandlerContext& c) {
+        return wire::HandleClosestPoint(q, r, c);
       },
-      &DecodeClosestPoint);
+      &wire::DecodeClosestPoint);
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(
@@ -457,8 +461,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(
     grpc::ByteBuffer* response) {
   return Unary<v1::IntersectColumnsRequest, v1::IntersectColumnsResponse>(
       context, request, response, "IntersectColumns",
-      [](const auto& q, auto* r, const HandlerContext& c) {
-        return HandleIntersectColumns(q, r, c);
+      [](const auto& q, auto* r, const wire::HandlerContext& c) {
+        return wire::HandleIntersectColumns(q, r, c);
       });
 }
 
@@ -467,8 +471,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPointColumns(
     grpc::ByteBuffer* response) {
   return Unary<v1::ClosestPointColumnsRequest, v1::ClosestPointColumnsResponse>(
       context, request, response, "ClosestPointColumns",
-      [](const auto& q, auto* r, const HandlerContext& c) {
-        return HandleClosestPointColumns(q, r, c);
+      [](const auto& q, auto* r, const wire::HandlerContext& c) {
+        return wire::HandleClosestPointColumns(q, r, c);
       });
 }
 
@@ -496,9 +500,9 @@ struct QueryStreamSession {
       case Request::kClosestPoint:
         return static_cast<std::size_t>(request.closest_point().queries_size());
       case Request::kIntersectColumns:
-        return server::ItemCount(request.intersect_columns());
+        return ItemCount(request.intersect_columns());
       case Request::kClosestPointColumns:
-        return server::ItemCount(request.closest_point_columns());
+        return ItemCount(request.closest_point_columns());
       default:
         return 0;
     }
@@ -506,33 +510,39 @@ struct QueryStreamSession {
 
   grpc::Status Process(const Request& request, Response* response,
                        grpc::CallbackServerContext* context) {
-    const HandlerContext c = service->MakeContext(context);
+    return ToGrpc(Handle(request, response, service->MakeContext(context)));
+  }
+
+  static absl::Status Handle(const Request& request, Response* response,
+                             const wire::HandlerContext& c) {
     switch (request.query_case()) {
       case Request::kIntersect:
-        return HandleIntersect(request.intersect(),
-                               response->mutable_intersect(), c);
+        return wire::HandleIntersect(request.intersect(),
+                                     response->mutable_intersect(), c);
       case Request::kClosestPoint:
-        return HandleClosestPoint(request.closest_point(),
-                                  response->mutable_closest_point(), c);
+        return wire::HandleClosestPoint(request.closest_point(),
+                                        response->mutable_closest_point(), c);
       case Request::kIntersectColumns:
-        return HandleIntersectColumns(request.intersect_columns(),
-                                      response->mutable_intersect_columns(), c);
+        return wire::HandleIntersectColumns(
+            request.intersect_columns(), response->mutable_intersect_columns(),
+            c);
       case Request::kClosestPointColumns:
-        return HandleClosestPointColumns(
+        return wire::HandleClosestPointColumns(
             request.closest_point_columns(),
             response->mutable_closest_point_columns(), c);
       default:
-        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                            "query is required: set intersect, closest_point, "
-                            "intersect_columns or closest_point_columns");
+        return absl::InvalidArgumentError(
+            "query is required: set intersect, closest_point, "
+            "intersect_columns or closest_point_columns");
     }
   }
 
   // A per-pair query decoded straight from the message's bytes
-  // (pair_wire.h); nullptr: parse the message.
-  std::shared_ptr<DecodedRequest> Decode(const grpc::ByteBuffer& bytes) const {
+  // (collision/wire/pair_wire.h); nullptr: parse the message.
+  std::shared_ptr<wire::DecodedRequest> Decode(
+      const grpc::ByteBuffer& bytes) const {
     if (!service->options().decode_pairs_from_bytes) return nullptr;
-    return DecodeBytes(bytes, &DecodeQueryStreamMessage,
+    return DecodeBytes(bytes, &wire::DecodeQueryStreamMessage,
                        service->options().limits);
   }
 

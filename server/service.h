@@ -17,13 +17,14 @@
 
 #include "absl/time/time.h"
 #include "collision/v1/collision.grpc.pb.h"
+#include "collision/wire/handlers.h"
+#include "collision/wire/scene_request.h"
 #include "grpcpp/grpcpp.h"
 #include "server/event_log.h"
-#include "server/handlers.h"
 #include "server/metrics.h"
 #include "server/raw_messages.h"
-#include "server/scene_request.h"
 #include "server/security.h"
+#include "server/status.h"
 #include "server/worker_pool.h"
 
 namespace collision::server {
@@ -31,7 +32,7 @@ namespace collision::server {
 class UnaryCall;
 
 struct ServiceOptions {
-  RequestLimits limits;
+  wire::RequestLimits limits;
   // Requests (unary calls and stream messages) admitted at once, computing
   // or waiting for a worker. Beyond it a request is answered at once with
   // UNAVAILABLE and a `grpc-retry-pushback-ms` trailer: never an unbounded
@@ -61,9 +62,9 @@ struct ServiceOptions {
   // cost two thread wake-ups, several times the work itself.
   std::size_t inline_max_items = 2048;
   // Intersect and ClosestPoint requests in the plain encoding are decoded
-  // straight from their bytes (pair_wire.h) instead of being parsed into
-  // messages first: the same answers and response bytes, ~15x less CPU.
-  // Off only to compare the two paths.
+  // straight from their bytes (collision/wire/pair_wire.h) instead of being
+  // parsed into messages first: the same answers and response bytes, ~15x less
+  // CPU. Off only to compare the two paths.
   bool decode_pairs_from_bytes = true;
   // When set, every collision.v1 call must carry one of these bearer tokens
   // (see security.h); the health service stays open.
@@ -76,8 +77,8 @@ struct ServiceOptions {
   // sets it below the connection's age + grace, so that the transport never
   // cuts a stream first. Zero: never.
   absl::Duration max_stream_age = absl::ZeroDuration();
-  // Limits of SceneService.Session streams (scene_request.h).
-  SceneLimits scenes;
+  // Limits of SceneService.Session streams (collision/wire/scene_request.h).
+  wire::SceneLimits scenes;
   // Test seam: runs on the worker right before each admitted request is
   // computed (tests block here to hold a slot or let a deadline pass).
   std::function<void(grpc::CallbackServerContext*)> before_compute;
@@ -163,16 +164,18 @@ class CollisionServiceImpl final : public RawCollisionService {
   grpc::Status Stopped(grpc::CallbackServerContext* context,
                        const char* when) const;
   // Bounds the request's item count on its bytes, before parsing
-  // (wire_precheck.h); INVALID_ARGUMENT (counted) when over the limit.
+  // (collision/wire/wire_precheck.h); INVALID_ARGUMENT (counted) when over the
+  // limit.
   template <typename Request>
   grpc::Status Precheck(const grpc::ByteBuffer& bytes) const;
   // OK, or UNAUTHENTICATED when tokens are required and the call has none
   // of them.
   grpc::Status Authenticate(grpc::CallbackServerContext* context) const;
-  HandlerContext MakeContext(grpc::CallbackServerContext* context);
-  // Serves a request decoded straight from its bytes (pair_wire.h).
+  wire::HandlerContext MakeContext(grpc::CallbackServerContext* context);
+  // Serves a request decoded straight from its bytes
+  // (collision/wire/pair_wire.h).
   void ServeDecoded(grpc::CallbackServerContext* context,
-                    std::shared_ptr<DecodedRequest> decoded,
+                    std::shared_ptr<wire::DecodedRequest> decoded,
                     grpc::ByteBuffer* response_bytes, UnaryCall* reactor);
   // `decode`: DecodeIntersect or DecodeClosestPoint for the per-pair
   // methods, tried before the message is parsed; nullptr for the others.

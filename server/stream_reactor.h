@@ -9,7 +9,8 @@
 //     Session(CollisionServiceImpl*, grpc::CallbackServerContext*);
 //     grpc::Status Precheck(const grpc::ByteBuffer&);  // before parsing
 //     bool ComputeInline(const Request&);  // else on the worker pool
-//     // A message served straight from its bytes (pair_wire.h), or
+//     // A message served straight from its bytes (collision/wire/pair_wire.h),
+//     or
 //     // nullptr: the message is parsed and processed as below.
 //     std::shared_ptr<DecodedRequest> Decode(const grpc::ByteBuffer&);
 //     grpc::Status Process(const Request&, Response*,
@@ -30,13 +31,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "collision/wire/handlers.h"
+#include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
-#include "server/handlers.h"
 #include "server/raw_messages.h"
 #include "server/service.h"
-#include "server/wire_precheck.h"
 
 namespace collision::server {
 
@@ -95,7 +96,7 @@ class StreamReactor final
     // The sequence is read off the bytes so that even a message shed
     // before parsing is answered under its own sequence.
     call_->response->set_sequence(ReadBytes(
-        request_bytes_, [](auto* in) { return PeekStreamSequence(in); }));
+        request_bytes_, [](auto* in) { return wire::PeekStreamSequence(in); }));
     if (grpc::Status shed; !AdmitMessage(&shed)) {
       request_bytes_.Clear();
       SetError(shed);
@@ -108,7 +109,7 @@ class StreamReactor final
       Write();
       return;
     }
-    if (std::shared_ptr<DecodedRequest> decoded =
+    if (std::shared_ptr<wire::DecodedRequest> decoded =
             session_.Decode(request_bytes_)) {
       request_bytes_.Clear();
       Compute(decoded->items() <= service_->options_.inline_max_items,
@@ -306,10 +307,10 @@ class StreamReactor final
 
   // Computes a message decoded from its bytes and sends the response it
   // encodes; an error (the call stopped) is answered like any other.
-  void Serve(DecodedRequest& decoded) {
+  void Serve(wire::DecodedRequest& decoded) {
     std::string bytes;
     const grpc::Status s =
-        decoded.Serve(service_->MakeContext(context_), &bytes);
+        ToGrpc(decoded.Serve(service_->MakeContext(context_), &bytes));
     if (!s.ok()) {
       SetError(s);
       Write();

@@ -3,53 +3,25 @@
 #include <cmath>
 
 #include "collision/core/scalar.h"
+#include "collision/wire/shape_parser.h"
 
 namespace collision::load {
-namespace {
-
-Vec2 V2(const v1::Vec2& v) { return {v.x(), v.y()}; }
-Vec3 V3(const v1::Vec3& v) { return {v.x(), v.y(), v.z()}; }
-
-}  // namespace
-
 Shape ToCoreShape(const v1::Shape& s) {
-  switch (s.kind_case()) {
-    case v1::Shape::kPoint:
-      return V2(s.point());
-    case v1::Shape::kCircle:
-      return Circle{V2(s.circle().center()), s.circle().radius()};
-    case v1::Shape::kRect:
-      return Rect{V2(s.rect().min()), V2(s.rect().max())};
-    case v1::Shape::kRotatedRect: {
-      const v1::RotatedRect& r = s.rotated_rect();
-      Rotation rot = r.has_rotation()
-                         ? Rotation{r.rotation().cos(), r.rotation().sin()}
-                         : RotationFromAngle(r.angle());
-      return RotatedRect{V2(r.size()), V2(r.pivot()), V2(r.position()), rot};
-    }
-    case v1::Shape::kPoint3:
-      return V3(s.point3());
-    case v1::Shape::kSphere:
-      return Sphere{V3(s.sphere().center()), s.sphere().radius()};
-    case v1::Shape::kBox:
-      return Box{V3(s.box().min()), V3(s.box().max())};
-    case v1::Shape::KIND_NOT_SET:
-      break;
-  }
-  return Vec2{};
+  Shape shape = Vec2{};
+  if (!wire::FastShape(s, &shape)) return Vec2{};
+  return shape;
 }
 
 namespace {
 
-bool Near(float got, float want) {
-  return std::fabs(got - want) <= 1e-4f * (1.0f + std::fabs(want));
-}
-
+// Bit for bit: the expected answers come from the service's own conversion
+// (rotations included) and the scalar reference, which the SIMD kernels
+// match exactly.
 bool Same(const Item::Closest& want, const v1::ClosestPointResult& got) {
   return want.inside == got.inside() &&
-         Near(got.closest_point().x(), want.point[0]) &&
-         Near(got.closest_point().y(), want.point[1]) &&
-         Near(got.closest_point().z(), want.point[2]);
+         got.closest_point().x() == want.point[0] &&
+         got.closest_point().y() == want.point[1] &&
+         got.closest_point().z() == want.point[2];
 }
 
 int64_t CountClosest(const Item& item,

@@ -14,18 +14,18 @@
 
 namespace collision::load {
 
-// A wire shape as the core's shape (no validation: the workload only makes
-// valid shapes).
+// A wire shape as the service sees it: the wire layer's conversion
+// (wire::FastShape), rotations from angles included. A shape the service
+// would reject becomes the point (0, 0); the workload makes none.
 Shape ToCoreShape(const v1::Shape& s);
 
 // Fills item->expected_hit or item->expected_closest from item->shapes.
 void ComputeExpected(Item* item, bool exclusive);
 
 // Number of answers of `response` that differ from the expected ones (a
-// response of the wrong size counts every pair). Hits and `inside` must be
-// equal; closest points within 1e-4 relative (the expected answers turn
-// angles into rotations with the scalar sin/cos, the service with the
-// vectorised one, which may differ in the last bits).
+// response of the wrong size counts every pair). Every answer must be equal,
+// closest points bit for bit (same conversion, kernels bit-identical to the
+// scalar reference).
 int64_t CountMismatches(const Item& item, const v1::IntersectResponse& r);
 int64_t CountMismatches(const Item& item, const v1::ClosestPointResponse& r);
 int64_t CountMismatches(const Item& item,

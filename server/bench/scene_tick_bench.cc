@@ -15,9 +15,9 @@
 #include "benchmark/benchmark.h"
 #include "collision/v1/scene.grpc.pb.h"
 #include "collision/v1/scene.pb.h"
+#include "collision/wire/scene_request.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
-#include "server/scene_request.h"
 #include "server/server.h"
 
 namespace collision::server {
@@ -116,11 +116,11 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   const bool rewind = state.range(2) != 0;
   const Ticks ticks =
       MakeTicks(columns, kTicks, static_cast<int>(state.range(1)), rewind);
-  SceneLimits limits;
+  wire::SceneLimits limits;
   v1::SceneConfig config;
   config.set_dimension(v1::DIMENSION_2D);
   config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
-  const SceneSettings settings = *ParseSceneConfig(config, limits);
+  const wire::SceneSettings settings = *wire::ParseSceneConfig(config, limits);
   Scene scene(settings.dimension);
   // One second of history at 64 Hz, as a scene keeps by default.
   SceneHistory history(settings.dimension, settings.history_ticks,
@@ -145,15 +145,15 @@ void BM_SceneReferenceTick(benchmark::State& state) {
     for (v1::SceneQuery& q : *request->mutable_queries()) {
       if (q.has_at()) q.mutable_at()->set_tick(q.at().tick() + offset);
     }
-    absl::StatusOr<ParsedSceneMessage> parsed =
-        ParseSceneMessage(*request, settings, tick, scene, limits, false);
+    absl::StatusOr<wire::ParsedSceneMessage> parsed =
+        wire::ParseSceneMessage(*request, settings, tick, scene, limits, false);
     if (!parsed.ok()) {
       state.SkipWithError(std::string(parsed.status().message()).c_str());
       return;
     }
-    ApplySceneUpdate(parsed->update, &scene, &history);
+    wire::ApplySceneUpdate(parsed->update, &scene, &history);
     tick = parsed->update.tick;
-    AnswerSceneQueries(parsed->queries, scene, &history, tick, response);
+    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, response);
     response->SerializeToString(&out);
     for (const auto& r : response->results()) hits += r.hits_size();
     next = (next + 1) % kTicks;

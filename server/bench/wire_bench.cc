@@ -9,9 +9,9 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
+#include "collision/wire/handlers.h"
+#include "collision/wire/pair_wire.h"
 #include "google/protobuf/arena.h"
-#include "server/handlers.h"
-#include "server/pair_wire.h"
 
 namespace collision::server {
 namespace {
@@ -93,7 +93,9 @@ void BM_ServeColumns(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     request.ParseFromString(wire);
-    if (!HandleIntersectColumns(request, &response, HandlerContext{}).ok()) {
+    if (!wire::HandleIntersectColumns(request, &response,
+                                      wire::HandlerContext{})
+             .ok()) {
       state.SkipWithError("rejected");
     }
     response.SerializeToString(&out);
@@ -137,7 +139,8 @@ void BM_ServePairs(benchmark::State& state) {
     auto* response =
         google::protobuf::Arena::CreateMessage<v1::IntersectResponse>(&arena);
     request->ParseFromString(wire);
-    if (!HandleIntersect(*request, response, HandlerContext{}).ok()) {
+    if (!wire::HandleIntersect(*request, response, wire::HandlerContext{})
+             .ok()) {
       state.SkipWithError("rejected");
     }
     response->SerializeToString(&out);
@@ -154,8 +157,9 @@ void BM_ServePairsFromBytes(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     out.clear();
-    const auto decoded = DecodeIntersect(wire, RequestLimits{});
-    if (decoded == nullptr || !decoded->Serve(HandlerContext{}, &out).ok()) {
+    const auto decoded = wire::DecodeIntersect(wire, wire::RequestLimits{});
+    if (decoded == nullptr ||
+        !decoded->Serve(wire::HandlerContext{}, &out).ok()) {
       state.SkipWithError("not taken");
     }
     benchmark::DoNotOptimize(out.data());
@@ -167,9 +171,9 @@ void BM_ServePairsFromBytes(benchmark::State& state) {
 void BM_DecodePairsFromBytes(benchmark::State& state) {
   const std::string wire =
       Pairs(Columns(int(state.range(0)))).SerializeAsString();
-  ParsedIntersect parsed;
+  wire::ParsedIntersect parsed;
   for (auto _ : state) {
-    if (!DecodeIntersectRequest(wire, RequestLimits{}, &parsed)) {
+    if (!wire::DecodeIntersectRequest(wire, wire::RequestLimits{}, &parsed)) {
       state.SkipWithError("not taken");
     }
     benchmark::DoNotOptimize(parsed.pairs.data());

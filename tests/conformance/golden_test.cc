@@ -13,13 +13,13 @@
 #include "collision/client/client.h"
 #include "collision/core/batch.h"
 #include "collision/core/scalar.h"
+#include "collision/wire/convert.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/field_comparator.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "server/convert.h"
 #include "server/server.h"
 
 namespace collision {
@@ -157,10 +157,10 @@ void Check(const GoldenCase& k, const absl::Status& status,
 // The scalar reference (use_batch false) or the batch API, after the
 // server's validation, exactly as the server would answer.
 void CheckInProcess(const GoldenCase& k, bool use_batch) {
-  const server::RequestLimits limits;
+  const wire::RequestLimits limits;
   if (k.rpc == "Intersect") {
     const auto request = Parse<v1::IntersectRequest>(k.request_json);
-    auto parsed = server::ParseIntersectRequest(request, limits);
+    auto parsed = wire::ParseIntersectRequest(request, limits);
     v1::IntersectResponse response;
     if (parsed.ok()) {
       std::vector<IntersectResult> results(parsed->pairs.size());
@@ -173,13 +173,13 @@ void CheckInProcess(const GoldenCase& k, bool use_batch) {
                                  parsed->boundary);
         }
       }
-      server::FillIntersectResponse(*parsed, results, &response);
+      wire::FillIntersectResponse(*parsed, results, &response);
     }
     Check(k, parsed.status(), response);
   } else {
     ASSERT_EQ(k.rpc, "ClosestPoint");
     const auto request = Parse<v1::ClosestPointRequest>(k.request_json);
-    auto parsed = server::ParseClosestPointRequest(request, limits);
+    auto parsed = wire::ParseClosestPointRequest(request, limits);
     v1::ClosestPointResponse response;
     if (parsed.ok()) {
       std::vector<ClosestPointResult> results(parsed->items.size());
@@ -192,7 +192,7 @@ void CheckInProcess(const GoldenCase& k, bool use_batch) {
                                     parsed->items[i].target, parsed->boundary);
         }
       }
-      server::FillClosestPointResponse(results, &response);
+      wire::FillClosestPointResponse(results, &response);
     }
     Check(k, parsed.status(), response);
   }

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "collision/wire/handlers.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/codegen/client_unary_call.h"
 #include "grpcpp/impl/codegen/sync_stream.h"
 #include "gtest/gtest.h"
-#include "server/handlers.h"
 #include "server/server.h"
-#include "tests/server/shape_testing.h"
+#include "tests/wire/shape_testing.h"
 
 namespace collision {
 namespace {
@@ -112,8 +112,7 @@ TEST_F(TwoServers, PerPairCallsAnswerTheSameWhetherDecodedOrParsed) {
     v1::IntersectRequest request;
     v1::IntersectResponse response;
     if (request.ParseFromString(part) &&
-        server::HandleIntersect(request, &response, server::RequestLimits{})
-            .ok()) {
+        wire::HandleIntersect(request, &response, wire::RequestLimits{}).ok()) {
       big += part;
     }
   }

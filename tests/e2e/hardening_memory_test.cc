@@ -62,7 +62,7 @@ TEST_F(Hardening, AnOversizedBatchIsRejectedOnItsBytesBeforeParsing) {
   ASSERT_NO_FATAL_FAILURE(StartServer());
   // The default receive limit follows --max_batch (100000): the start log
   // says what it is, and a 10 MB request of empty pairs fits under it.
-  const int limit = server::MaxRequestBytes(server::RequestLimits{});
+  const int limit = server::MaxRequestBytes(wire::RequestLimits{});
   EXPECT_THAT(server_->log(),
               HasSubstr(absl::StrCat("max_receive_message_bytes=", limit)));
   const int64_t pairs = 5'000'000;  // 10 MB, 50x the batch limit

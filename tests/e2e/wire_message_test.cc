@@ -10,11 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "collision/client/client.h"
 #include "collision/client/columns.h"
+#include "collision/wire/handlers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/impl/codegen/sync_stream.h"
 #include "gtest/gtest.h"
-#include "server/handlers.h"
+#include "server/status.h"
 #include "tests/e2e/wire_testing.h"
 
 namespace collision::wire_testing {
@@ -79,8 +80,8 @@ void CheckCorruptions(Wire& test, const std::string& method,
     }
     ++tally->parsed;
     Response want;
-    const grpc::Status expected =
-        handle(request, &want, server::HandlerContext{test.limits()});
+    const grpc::Status expected = server::ToGrpc(
+        handle(request, &want, wire::HandlerContext{test.limits()}));
     EXPECT_EQ(got.error_code(), expected.error_code())
         << what << ": " << got.error_message();
     EXPECT_EQ(got.error_message(), expected.error_message()) << what;
@@ -116,25 +117,25 @@ TEST_F(Wire, CorruptMessagesOnEveryMethodGetInvalidArgumentOrTheTrueAnswer) {
   CheckCorruptions<v1::IntersectResponse>(
       *this, "Intersect", pairs.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return server::HandleIntersect(q, r, h);
+        return wire::HandleIntersect(q, r, h);
       },
       kEach, rng, &tally);
   CheckCorruptions<v1::ClosestPointResponse>(
       *this, "ClosestPoint", queries.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return server::HandleClosestPoint(q, r, h);
+        return wire::HandleClosestPoint(q, r, h);
       },
       kEach, rng, &tally);
   CheckCorruptions<v1::IntersectColumnsResponse>(
       *this, "IntersectColumns", columns.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return server::HandleIntersectColumns(q, r, h);
+        return wire::HandleIntersectColumns(q, r, h);
       },
       kEach, rng, &tally);
   CheckCorruptions<v1::ClosestPointColumnsResponse>(
       *this, "ClosestPointColumns", closest_columns.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return server::HandleClosestPointColumns(q, r, h);
+        return wire::HandleClosestPointColumns(q, r, h);
       },
       kEach, rng, &tally);
   // Both branches were exercised for real.

@@ -421,11 +421,11 @@ class Wire : public ::testing::Test {
         &context, request, response);
   }
 
-  const server::RequestLimits& limits() const { return limits_; }
+  const wire::RequestLimits& limits() const { return limits_; }
 
  protected:
   std::unique_ptr<server::CollisionServer> server_;
-  server::RequestLimits limits_;
+  wire::RequestLimits limits_;
   std::shared_ptr<grpc::Channel> channel_;
 };
 

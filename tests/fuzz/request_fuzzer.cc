@@ -23,23 +23,23 @@
 #include <optional>
 #include <string>
 
+#include "collision/wire/handlers.h"
+#include "collision/wire/scene_request.h"
+#include "collision/wire/wire_precheck.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "server/handlers.h"
-#include "server/scene_request.h"
-#include "server/wire_precheck.h"
 
 namespace {
 
-using collision::server::HandlerContext;
 namespace v1 = collision::v1;
+namespace wire = collision::wire;
 
 void Check(bool ok) {
   if (!ok) std::abort();
 }
 
-void CheckRejected(const grpc::Status& s) {
-  Check(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
-  Check(!s.error_message().empty());
+void CheckRejected(const absl::Status& s) {
+  Check(s.code() == absl::StatusCode::kInvalidArgument);
+  Check(!s.message().empty());
 }
 
 bool Finite(const google::protobuf::RepeatedField<float>& c) {
@@ -53,25 +53,25 @@ bool Finite(const google::protobuf::RepeatedField<float>& c) {
 // but what it takes must parse, be accepted by the message path and be
 // answered with the very bytes the message path serializes.
 template <typename Response>
-void CheckDecoded(collision::server::DecodedRequest* decoded, bool parsed,
-                  const grpc::Status& s, const Response& response) {
+void CheckDecoded(wire::DecodedRequest* decoded, bool parsed,
+                  const absl::Status& s, const Response& response) {
   if (decoded == nullptr) return;
   Check(parsed && s.ok());
   std::string fast;
-  Check(decoded->Serve(HandlerContext{}, &fast).ok());
+  Check(decoded->Serve(wire::HandlerContext{}, &fast).ok());
   Check(fast == response.SerializeAsString());
 }
 
 void Intersect(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const auto decoded = collision::server::DecodeIntersect(bytes, {});
+  const auto decoded = wire::DecodeIntersect(bytes, {});
   v1::IntersectRequest request;
   const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
   Check(parsed || decoded == nullptr);
   if (!parsed) return;
   v1::IntersectResponse response;
-  const grpc::Status s =
-      collision::server::HandleIntersect(request, &response, HandlerContext{});
+  const absl::Status s =
+      wire::HandleIntersect(request, &response, wire::HandlerContext{});
   CheckDecoded(decoded.get(), parsed, s, response);
   if (!s.ok()) {
     CheckRejected(s);
@@ -84,14 +84,14 @@ void Intersect(const uint8_t* data, size_t size) {
 
 void ClosestPoint(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const auto decoded = collision::server::DecodeClosestPoint(bytes, {});
+  const auto decoded = wire::DecodeClosestPoint(bytes, {});
   v1::ClosestPointRequest request;
   const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
   Check(parsed || decoded == nullptr);
   if (!parsed) return;
   v1::ClosestPointResponse response;
-  const grpc::Status s = collision::server::HandleClosestPoint(
-      request, &response, HandlerContext{});
+  const absl::Status s =
+      wire::HandleClosestPoint(request, &response, wire::HandlerContext{});
   CheckDecoded(decoded.get(), parsed, s, response);
   if (!s.ok()) {
     CheckRejected(s);
@@ -110,8 +110,8 @@ void IntersectColumns(const uint8_t* data, size_t size) {
   v1::IntersectColumnsRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
   v1::IntersectColumnsResponse response;
-  const grpc::Status s = collision::server::HandleIntersectColumns(
-      request, &response, HandlerContext{});
+  const absl::Status s =
+      wire::HandleIntersectColumns(request, &response, wire::HandlerContext{});
   if (!s.ok()) {
     CheckRejected(s);
     Check(response.groups_size() == 0);
@@ -128,8 +128,8 @@ void ClosestPointColumns(const uint8_t* data, size_t size) {
   v1::ClosestPointColumnsRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
   v1::ClosestPointColumnsResponse response;
-  const grpc::Status s = collision::server::HandleClosestPointColumns(
-      request, &response, HandlerContext{});
+  const absl::Status s = wire::HandleClosestPointColumns(
+      request, &response, wire::HandlerContext{});
   if (!s.ok()) {
     CheckRejected(s);
     Check(response.groups_size() == 0);
@@ -150,11 +150,11 @@ void ClosestPointColumns(const uint8_t* data, size_t size) {
 template <typename Request>
 void Precheck(const uint8_t* data, size_t size,
               std::size_t items_of(const Request&)) {
-  collision::server::RequestLimits limits;
+  wire::RequestLimits limits;
   limits.max_batch = 8;
   google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
-  const absl::Status s = collision::server::PrecheckRequestSize(
-      &in, collision::server::kRequestMessage<Request>, limits);
+  const absl::Status s =
+      wire::PrecheckRequestSize(&in, wire::kRequestMessage<Request>, limits);
   Request request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
   Check(s.ok() == (items_of(request) <= limits.max_batch));
@@ -177,13 +177,13 @@ std::size_t Groups(const Columns& r) {
 // unary twin would answer it.
 void StreamMessage(const uint8_t* data, size_t size) {
   google::protobuf::io::ArrayInputStream peek(data, static_cast<int>(size));
-  const uint64_t sequence = collision::server::PeekStreamSequence(&peek);
-  collision::server::RequestLimits limits;
+  const uint64_t sequence = wire::PeekStreamSequence(&peek);
+  wire::RequestLimits limits;
   limits.max_batch = 8;
   google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
-  const absl::Status pre = collision::server::PrecheckRequestSize(
-      &in, collision::server::RequestMessage::kQueryStream, limits);
-  const auto decoded = collision::server::DecodeQueryStreamMessage(
+  const absl::Status pre = wire::PrecheckRequestSize(
+      &in, wire::RequestMessage::kQueryStream, limits);
+  const auto decoded = wire::DecodeQueryStreamMessage(
       absl::string_view(reinterpret_cast<const char*>(data), size), limits);
   v1::QueryStreamRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) {
@@ -195,14 +195,14 @@ void StreamMessage(const uint8_t* data, size_t size) {
     // Taken from the bytes: answered as the message path answers it.
     v1::QueryStreamResponse reference;
     reference.set_sequence(request.sequence());
-    const HandlerContext context{limits};
-    grpc::Status s = grpc::Status::CANCELLED;
+    const wire::HandlerContext context{limits};
+    absl::Status s = absl::CancelledError();
     if (request.has_intersect()) {
-      s = collision::server::HandleIntersect(
-          request.intersect(), reference.mutable_intersect(), context);
+      s = wire::HandleIntersect(request.intersect(),
+                                reference.mutable_intersect(), context);
     } else if (request.has_closest_point()) {
-      s = collision::server::HandleClosestPoint(
-          request.closest_point(), reference.mutable_closest_point(), context);
+      s = wire::HandleClosestPoint(request.closest_point(),
+                                   reference.mutable_closest_point(), context);
     }
     Check(s.ok());
     std::string fast;
@@ -241,16 +241,15 @@ void StreamMessage(const uint8_t* data, size_t size) {
 // result per query and the entity count the response reports; the precheck
 // on the bytes never lets through what the parse finds over a limit.
 void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
-  namespace server = collision::server;
-  server::SceneLimits limits;
+  wire::SceneLimits limits;
   limits.max_entities = 64;
   limits.max_queries = 16;
   limits.max_hits = 32;
   v1::SceneConfig config;
   config.set_dimension(three_d ? v1::DIMENSION_3D : v1::DIMENSION_2D);
   config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
-  const absl::StatusOr<server::SceneSettings> settings =
-      server::ParseSceneConfig(config, limits);
+  const absl::StatusOr<wire::SceneSettings> settings =
+      wire::ParseSceneConfig(config, limits);
   Check(settings.ok());
   collision::Scene scene(settings->dimension);
   collision::SceneHistory history(settings->dimension, 8);
@@ -267,8 +266,8 @@ void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
   scene.Commit();
   history.Commit(1);
   google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
-  const absl::Status pre = server::PrecheckSceneRequest(
-      &in, limits.max_entities, limits.max_queries);
+  const absl::Status pre =
+      wire::PrecheckSceneRequest(&in, limits.max_entities, limits.max_queries);
   v1::SceneRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
   if (request.queries_size() > static_cast<int>(limits.max_queries)) {
@@ -277,9 +276,9 @@ void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
   std::optional<uint64_t> tick = 1;
   for (int round = 0; round < 2; ++round) {
     const std::size_t before = scene.size();
-    absl::StatusOr<server::ParsedSceneMessage> parsed =
-        server::ParseSceneMessage(request, *settings, tick, scene, limits,
-                                  /*config_allowed=*/false);
+    absl::StatusOr<wire::ParsedSceneMessage> parsed =
+        wire::ParseSceneMessage(request, *settings, tick, scene, limits,
+                                /*config_allowed=*/false);
     if (!parsed.ok()) {
       Check(parsed.status().code() == absl::StatusCode::kInvalidArgument ||
             parsed.status().code() == absl::StatusCode::kResourceExhausted);
@@ -288,12 +287,11 @@ void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
       continue;
     }
     Check(pre.ok() || request.queries_size() <= 16);
-    server::ApplySceneUpdate(parsed->update, &scene, &history);
+    wire::ApplySceneUpdate(parsed->update, &scene, &history);
     if (parsed->update.present) tick = parsed->update.tick;
     Check(scene.size() <= limits.max_entities);
     v1::SceneResponse response;
-    server::AnswerSceneQueries(parsed->queries, scene, &history, tick,
-                               &response);
+    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, &response);
     Check(response.results_size() == request.queries_size());
     for (const auto& result : response.results()) {
       Check(static_cast<std::size_t>(result.hits_size()) <= limits.max_hits);

@@ -87,9 +87,13 @@ def main():
     defaults = server_flag_defaults(binary)
     check(len(defaults) >= 10 and "drain_grace" in defaults,
           "could not read the server's flags from --helpfull: %s" % defaults)
-    header = open(os.path.join(src, "server/server.h")).read()
-    m = re.search(r'kHealthServiceName\[\]\s*=\s*"([^"]+)"', header)
-    health_name = m.group(1)
+    # The server reports health under the service's full name
+    # (kHealthServiceName in server/server.h): package + service of the proto.
+    proto = open(os.path.join(src, "proto/collision/v1/collision.proto")).read()
+    package = re.search(r"^package\s+([\w.]+);", proto, re.M)
+    service = re.search(r"^service\s+(\w+)", proto, re.M)
+    check(package and service, "no package or service in collision.proto")
+    health_name = "%s.%s" % (package.group(1), service.group(1))
     health_names = {"", health_name}
 
     # ---- Kubernetes ----

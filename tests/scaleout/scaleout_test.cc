@@ -26,9 +26,9 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "collision/client/client.h"
+#include "collision/v1/collision.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/server.h"
 #include "tests/util/http_get.h"
 #include "tests/util/server_process.h"
 
@@ -321,7 +321,8 @@ TEST(ScaleOut, HealthCheckingClientLosesNoCallWhenReplicasAreKilledOrDrained) {
   ASSERT_NO_FATAL_FAILURE(RunScenario(
       [&](const std::string& target) {
         c::ClientOptions options = RoundRobinOptions();
-        options.health_check_service = server::kHealthServiceName;
+        options.health_check_service =
+            v1::CollisionService::service_full_name();
         auto created = c::Client::Create(target, options);
         EXPECT_TRUE(created.ok()) << created.status();
         client = std::move(*created);

@@ -21,8 +21,8 @@
 #include "collision/client/scene_session.h"
 #include "collision/core/cast.h"
 #include "collision/core/scalar.h"
+#include "collision/v1/collision.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "server/server.h"
 #include "tests/util/server_process.h"
 
 namespace collision {
@@ -250,7 +250,7 @@ TEST(SceneFailover, NoMessageLostThroughAgeingDrainAndKill) {
                                           ",127.0.0.1:", servers[2]->port());
   c::ClientOptions options;
   options.load_balancing_policy = "round_robin";
-  options.health_check_service = server::kHealthServiceName;
+  options.health_check_service = v1::CollisionService::service_full_name();
   auto client = c::Client::Create(target, options);
   ASSERT_TRUE(client.ok()) << client.status();
   ASSERT_TRUE((*client)->WaitUntilServing(absl::Seconds(10)).ok());

@@ -50,11 +50,11 @@ bool Near(float got, float want) {
 
 // Computes the expected answer of one case: "response" or "error" JSON.
 std::string Expect(const Case& k) {
-  const server::RequestLimits limits;
+  const wire::RequestLimits limits;
   absl::Status status;
   std::string response;
   if (k.intersect) {
-    auto parsed = server::ParseIntersectRequest(*k.intersect, limits);
+    auto parsed = wire::ParseIntersectRequest(*k.intersect, limits);
     status = parsed.status();
     if (parsed.ok()) {
       std::vector<IntersectResult> results;
@@ -62,7 +62,7 @@ std::string Expect(const Case& k) {
         results.push_back(Intersect(p.a, p.b, parsed->boundary));
       }
       v1::IntersectResponse r;
-      server::FillIntersectResponse(*parsed, results, &r);
+      wire::FillIntersectResponse(*parsed, results, &r);
       if (!k.hand_relations.empty()) {
         if (k.hand_relations.size() != results.size()) Die(k.name + ": count");
         for (size_t i = 0; i < results.size(); ++i) {
@@ -78,7 +78,7 @@ std::string Expect(const Case& k) {
       response = Json(r);
     }
   } else {
-    auto parsed = server::ParseClosestPointRequest(*k.closest, limits);
+    auto parsed = wire::ParseClosestPointRequest(*k.closest, limits);
     status = parsed.status();
     if (parsed.ok()) {
       v1::ClosestPointResponse r;
@@ -87,7 +87,7 @@ std::string Expect(const Case& k) {
         results.push_back(
             ClosestPoint(item.query, item.target, parsed->boundary));
       }
-      server::FillClosestPointResponse(results, &r);
+      wire::FillClosestPointResponse(results, &r);
       if (!k.hand_closest.empty()) {
         if (k.hand_closest.size() != results.size()) Die(k.name + ": count");
         for (size_t i = 0; i < results.size(); ++i) {

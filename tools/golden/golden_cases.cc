@@ -248,7 +248,7 @@ std::vector<Case> ClosestCases() {
 
 std::vector<Case> ErrorCases() {
   std::vector<Case> v;
-  const std::string src = "proto conventions / server/convert.cc";
+  const std::string src = "proto conventions / wire/src/convert.cc";
   const v1::Shape ok = c::Circle(0, 0, 1);
   v.push_back(IErr("errors/nan_coordinate", src,
                    One(c::Circle(kNaN, 0, 1), c::Point(0, 0)),

@@ -16,8 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "collision/client/shapes.h"
 #include "collision/core/scalar.h"
+#include "collision/wire/convert.h"
 #include "google/protobuf/util/json_util.h"
-#include "server/convert.h"
 
 namespace collision::golden {
 

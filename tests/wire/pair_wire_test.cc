@@ -4,18 +4,18 @@
 // accepted by the message path and answered with the very same bytes; what
 // protobuf itself serializes validly must be taken; and what it would merge
 // or ignore must be left to the message path.
-#include "server/pair_wire.h"
+#include "collision/wire/pair_wire.h"
 
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
 
+#include "collision/wire/handlers.h"
 #include "gtest/gtest.h"
-#include "server/handlers.h"
-#include "tests/server/shape_testing.h"
+#include "tests/wire/shape_testing.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 using shape_testing::Fields;
@@ -25,7 +25,7 @@ using shape_testing::RandomIntersect;
 // What each path made of one request's bytes.
 struct Answers {
   bool parsed = false;
-  grpc::Status status;    // the message path's
+  absl::Status status;    // the message path's
   std::string reference;  // the message path's response bytes
   bool decoded = false;
   std::string fast;  // the decoder's response bytes
@@ -74,7 +74,7 @@ Answers RunClosestPoint(const std::string& bytes, const RequestLimits& limits) {
   if (!a.parsed) return ::testing::AssertionFailure() << "did not parse";
   if (!a.status.ok()) {
     return ::testing::AssertionFailure()
-           << "message path rejected it: " << a.status.error_message();
+           << "message path rejected it: " << a.status.message();
   }
   if (a.fast != a.reference) {
     return ::testing::AssertionFailure() << "response bytes differ";
@@ -93,7 +93,7 @@ TEST(PairWire, IntersectTakesExactlyWhatTheMessagePathAccepts) {
     const Answers a = RunIntersect(bytes, RequestLimits{});
     ASSERT_TRUE(TakenMeansSame(a));
     // Protobuf's own encoding of a valid request is always taken.
-    ASSERT_EQ(a.decoded, a.status.ok()) << a.status.error_message();
+    ASSERT_EQ(a.decoded, a.status.ok()) << a.status.message();
     taken += a.decoded;
   }
   EXPECT_GT(taken, 500);
@@ -107,7 +107,7 @@ TEST(PairWire, ClosestPointTakesExactlyWhatTheMessagePathAccepts) {
     const std::string bytes = RandomClosestPoint(f, rng);
     const Answers a = RunClosestPoint(bytes, RequestLimits{});
     ASSERT_TRUE(TakenMeansSame(a));
-    ASSERT_EQ(a.decoded, a.status.ok()) << a.status.error_message();
+    ASSERT_EQ(a.decoded, a.status.ok()) << a.status.message();
     taken += a.decoded;
   }
   EXPECT_GT(taken, 300);
@@ -124,7 +124,7 @@ TEST(PairWire, TheBatchLimitIsLeftToTheMessagePath) {
   EXPECT_TRUE(RunIntersect(bytes, RequestLimits{3}).decoded);
   const Answers over = RunIntersect(bytes, RequestLimits{2});
   EXPECT_FALSE(over.decoded);
-  EXPECT_EQ(over.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(over.status.code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Concatenated encodings are one merged message for protobuf: items add
@@ -189,7 +189,7 @@ TEST(PairWire, FieldsProtobufWouldMergeOrIgnoreAreLeftToTheMessagePath) {
        {merged_center, twice, unknown, radius_varint}) {
     const Answers answers = RunIntersect(bytes, RequestLimits{});
     EXPECT_TRUE(answers.parsed);
-    EXPECT_TRUE(answers.status.ok()) << answers.status.error_message();
+    EXPECT_TRUE(answers.status.ok()) << answers.status.message();
     EXPECT_FALSE(answers.decoded);
   }
 
@@ -206,7 +206,7 @@ TEST(PairWire, FieldsProtobufWouldMergeOrIgnoreAreLeftToTheMessagePath) {
   const std::string shape =
       "\x22" + std::string(1, char(rotated.size())) + rotated;
   const Answers both = RunIntersect(pair(shape, b) + rule, RequestLimits{});
-  EXPECT_TRUE(both.status.ok()) << both.status.error_message();
+  EXPECT_TRUE(both.status.ok()) << both.status.message();
   EXPECT_FALSE(both.decoded);
 }
 
@@ -256,7 +256,7 @@ TEST(PairWire, StreamMessagesWithPerPairQueriesAreTakenWhole) {
     }
     v1::QueryStreamResponse reference;
     reference.set_sequence(m.sequence());
-    const grpc::Status s =
+    const absl::Status s =
         closest ? HandleClosestPoint(m.closest_point(),
                                      reference.mutable_closest_point(),
                                      HandlerContext{})
@@ -326,4 +326,4 @@ TEST(PairWire, ResponsesAreEncodedAsProtobufSerializesThem) {
 }
 
 }  // namespace
-}  // namespace collision::server
+}  // namespace collision::wire

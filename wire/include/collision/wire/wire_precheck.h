@@ -11,17 +11,17 @@
 //
 // Protobuf only (no gRPC): the caller wraps its bytes in a
 // ZeroCopyInputStream.
-#ifndef COLLISION_SERVER_WIRE_PRECHECK_H_
-#define COLLISION_SERVER_WIRE_PRECHECK_H_
+#ifndef COLLISION_WIRE_WIRE_PRECHECK_H_
+#define COLLISION_WIRE_WIRE_PRECHECK_H_
 
 #include <cstdint>
 
 #include "absl/status/status.h"
 #include "collision/v1/collision.pb.h"
+#include "collision/wire/convert.h"
 #include "google/protobuf/io/zero_copy_stream.h"
-#include "server/convert.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 // The request messages the service receives.
 enum class RequestMessage {
@@ -70,6 +70,6 @@ absl::Status PrecheckSceneRequest(
 // absent or when the bytes end before it can be read.
 uint64_t PeekStreamSequence(google::protobuf::io::ZeroCopyInputStream* bytes);
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_WIRE_PRECHECK_H_
+#endif  // COLLISION_WIRE_WIRE_PRECHECK_H_

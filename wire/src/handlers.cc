@@ -1,16 +1,16 @@
-#include "server/handlers.h"
+#include "collision/wire/handlers.h"
 
 #include <vector>
 
 #include "absl/types/span.h"
 #include "collision/core/batch.h"
-#include "server/pair_wire.h"
+#include "collision/wire/pair_wire.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 namespace {
 
-grpc::Status ComputeIntersect(const ParsedIntersect& parsed,
+absl::Status ComputeIntersect(const ParsedIntersect& parsed,
                               const HandlerContext& context,
                               std::vector<IntersectResult>* results) {
   results->resize(parsed.pairs.size());
@@ -22,10 +22,10 @@ grpc::Status ComputeIntersect(const ParsedIntersect& parsed,
       });
   if (!done) return context.stopped_status();
   context.count_work(parsed.counts);
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
-grpc::Status ComputeClosestPoint(const ParsedClosestPoint& parsed,
+absl::Status ComputeClosestPoint(const ParsedClosestPoint& parsed,
                                  const HandlerContext& context,
                                  std::vector<ClosestPointResult>* results) {
   results->resize(parsed.items.size());
@@ -37,7 +37,7 @@ grpc::Status ComputeClosestPoint(const ParsedClosestPoint& parsed,
       });
   if (!done) return context.stopped_status();
   context.count_work(parsed.counts);
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
 class DecodedIntersect final : public DecodedRequest {
@@ -45,10 +45,10 @@ class DecodedIntersect final : public DecodedRequest {
   ParsedIntersect parsed;
 
   std::size_t items() const override { return parsed.pairs.size(); }
-  grpc::Status Serve(const HandlerContext& context,
+  absl::Status Serve(const HandlerContext& context,
                      std::string* response) override {
     std::vector<IntersectResult> results;
-    const grpc::Status s = ComputeIntersect(parsed, context, &results);
+    const absl::Status s = ComputeIntersect(parsed, context, &results);
     if (s.ok()) EncodeIntersectResponse(parsed, results, response);
     return s;
   }
@@ -59,10 +59,10 @@ class DecodedClosestPoint final : public DecodedRequest {
   ParsedClosestPoint parsed;
 
   std::size_t items() const override { return parsed.items.size(); }
-  grpc::Status Serve(const HandlerContext& context,
+  absl::Status Serve(const HandlerContext& context,
                      std::string* response) override {
     std::vector<ClosestPointResult> results;
-    const grpc::Status s = ComputeClosestPoint(parsed, context, &results);
+    const absl::Status s = ComputeClosestPoint(parsed, context, &results);
     if (s.ok()) EncodeClosestPointResponse(results, response);
     return s;
   }
@@ -77,10 +77,10 @@ class DecodedStreamQuery final : public DecodedRequest {
       : query_{query.sequence, query.field, {}}, request_(std::move(request)) {}
 
   std::size_t items() const override { return request_->items(); }
-  grpc::Status Serve(const HandlerContext& context,
+  absl::Status Serve(const HandlerContext& context,
                      std::string* response) override {
     std::string answer;
-    const grpc::Status s = request_->Serve(context, &answer);
+    const absl::Status s = request_->Serve(context, &answer);
     if (s.ok()) EncodeQueryStreamAnswer(query_, answer, response);
     return s;
   }
@@ -92,26 +92,26 @@ class DecodedStreamQuery final : public DecodedRequest {
 
 }  // namespace
 
-grpc::Status HandleIntersect(const v1::IntersectRequest& request,
+absl::Status HandleIntersect(const v1::IntersectRequest& request,
                              v1::IntersectResponse* response,
                              const HandlerContext& context) {
   absl::StatusOr<ParsedIntersect> parsed =
       ParseIntersectRequest(request, context.limits);
-  if (!parsed.ok()) return ToGrpc(parsed.status());
+  if (!parsed.ok()) return parsed.status();
   std::vector<IntersectResult> results;
-  const grpc::Status s = ComputeIntersect(*parsed, context, &results);
+  const absl::Status s = ComputeIntersect(*parsed, context, &results);
   if (s.ok()) FillIntersectResponse(*parsed, results, response);
   return s;
 }
 
-grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
+absl::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
                                 v1::ClosestPointResponse* response,
                                 const HandlerContext& context) {
   absl::StatusOr<ParsedClosestPoint> parsed =
       ParseClosestPointRequest(request, context.limits);
-  if (!parsed.ok()) return ToGrpc(parsed.status());
+  if (!parsed.ok()) return parsed.status();
   std::vector<ClosestPointResult> results;
-  const grpc::Status s = ComputeClosestPoint(*parsed, context, &results);
+  const absl::Status s = ComputeClosestPoint(*parsed, context, &results);
   if (s.ok()) FillClosestPointResponse(results, response);
   return s;
 }
@@ -132,38 +132,38 @@ std::unique_ptr<DecodedRequest> DecodeClosestPoint(
   return decoded;
 }
 
-grpc::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,
+absl::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,
                                     v1::IntersectColumnsResponse* response,
                                     const HandlerContext& context) {
   KindCounts counts{};
   if (absl::Status s =
           ValidateIntersectColumns(request, context.limits, &counts);
       !s.ok()) {
-    return ToGrpc(s);
+    return s;
   }
   if (!ComputeIntersectColumns(request, context.run, response)) {
     response->Clear();
     return context.stopped_status();
   }
   context.count_work(counts);
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
-grpc::Status HandleClosestPointColumns(
+absl::Status HandleClosestPointColumns(
     const v1::ClosestPointColumnsRequest& request,
     v1::ClosestPointColumnsResponse* response, const HandlerContext& context) {
   KindCounts counts{};
   if (absl::Status s =
           ValidateClosestPointColumns(request, context.limits, &counts);
       !s.ok()) {
-    return ToGrpc(s);
+    return s;
   }
   if (!ComputeClosestPointColumns(request, context.run, response)) {
     response->Clear();
     return context.stopped_status();
   }
   context.count_work(counts);
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
 std::unique_ptr<DecodedRequest> DecodeQueryStreamMessage(
@@ -177,4 +177,4 @@ std::unique_ptr<DecodedRequest> DecodeQueryStreamMessage(
   return std::make_unique<DecodedStreamQuery>(query, std::move(request));
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

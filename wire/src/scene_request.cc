@@ -1,4 +1,4 @@
-#include "server/scene_request.h"
+#include "collision/wire/scene_request.h"
 
 #include <cmath>
 #include <string>
@@ -8,11 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "collision/core/cast.h"
 #include "collision/core/scalar.h"
-#include "server/convert.h"
-#include "server/scene_columns.h"
-#include "server/shape_parser.h"
+#include "collision/wire/convert.h"
+#include "collision/wire/scene_columns.h"
+#include "collision/wire/shape_parser.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 bool ShapeFitsDimension(const Shape& shape, SceneDimension d) {
@@ -543,4 +543,4 @@ void AnswerSceneQueries(const std::vector<ParsedSceneQuery>& queries,
   }
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

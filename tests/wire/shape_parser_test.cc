@@ -1,12 +1,12 @@
 // FastShape (no field paths, for large batches) must accept exactly the
 // shapes Parser::ParseShape accepts, and convert them to the same values,
 // rotations included: random shapes, valid and invalid field by field.
-#include "server/shape_parser.h"
+#include "collision/wire/shape_parser.h"
 
 #include "gtest/gtest.h"
-#include "tests/server/shape_testing.h"
+#include "tests/wire/shape_testing.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 using shape_testing::Fields;
@@ -39,4 +39,4 @@ TEST(FastShape, AcceptsExactlyWhatTheParserAcceptsWithTheSameValues) {
 }
 
 }  // namespace
-}  // namespace collision::server
+}  // namespace collision::wire

@@ -6,8 +6,8 @@
 // INVALID_ARGUMENT whose message lists the offending items by field path,
 // e.g. "pairs[17].b.circle.radius must be >= 0, got -1"; at most
 // kMaxListedViolations are listed, followed by how many more there were.
-#ifndef COLLISION_SERVER_CONVERT_H_
-#define COLLISION_SERVER_CONVERT_H_
+#ifndef COLLISION_WIRE_CONVERT_H_
+#define COLLISION_WIRE_CONVERT_H_
 
 #include <array>
 #include <cstddef>
@@ -21,7 +21,7 @@
 #include "collision/core/batch.h"
 #include "collision/v1/collision.pb.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 inline constexpr int kMaxListedViolations = 10;
 
@@ -113,6 +113,6 @@ void FillIntersectResponse(const ParsedIntersect& request,
 void FillClosestPointResponse(const std::vector<ClosestPointResult>& results,
                               v1::ClosestPointResponse* response);
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_CONVERT_H_
+#endif  // COLLISION_WIRE_CONVERT_H_

@@ -1,51 +1,44 @@
-// The four query handlers, independent of gRPC's reactors: validate the
-// whole request, then compute it in chunks (possibly on several threads,
-// stopping between chunks on deadline or cancellation), then fill the
-// response.
-#ifndef COLLISION_SERVER_HANDLERS_H_
-#define COLLISION_SERVER_HANDLERS_H_
+// The four query handlers, independent of gRPC: validate the whole request,
+// then compute it in chunks (possibly on several threads, stopping between
+// chunks on deadline or cancellation), then fill the response. They return
+// absl::Status; the server maps it to gRPC's status in one place.
+#ifndef COLLISION_WIRE_HANDLERS_H_
+#define COLLISION_WIRE_HANDLERS_H_
 
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "collision/v1/collision.pb.h"
-#include "grpcpp/support/status.h"
-#include "server/columns.h"
-#include "server/convert.h"
+#include "collision/wire/columns.h"
+#include "collision/wire/convert.h"
 
-namespace collision::server {
-
-// The gRPC status of an absl::Status (the codes are the same numbers).
-inline grpc::Status ToGrpc(const absl::Status& s) {
-  if (s.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
-                      std::string(s.message()));
-}
+namespace collision::wire {
 
 struct HandlerContext {
   RequestLimits limits;
   // How chunks run; SequentialRunner() runs them inline and never stops.
   ChunkRunner run = SequentialRunner();
   // Why `run` stopped early (DEADLINE_EXCEEDED or CANCELLED).
-  std::function<grpc::Status()> stopped_status = [] {
-    return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+  std::function<absl::Status()> stopped_status = [] {
+    return absl::CancelledError("cancelled");
   };
   // Receives the work done, by kind, after a successful compute.
   std::function<void(const KindCounts&)> count_work = [](const KindCounts&) {};
 };
 
-grpc::Status HandleIntersect(const v1::IntersectRequest& request,
+absl::Status HandleIntersect(const v1::IntersectRequest& request,
                              v1::IntersectResponse* response,
                              const HandlerContext& context);
-grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
+absl::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
                                 v1::ClosestPointResponse* response,
                                 const HandlerContext& context);
-grpc::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,
+absl::Status HandleIntersectColumns(const v1::IntersectColumnsRequest& request,
                                     v1::IntersectColumnsResponse* response,
                                     const HandlerContext& context);
-grpc::Status HandleClosestPointColumns(
+absl::Status HandleClosestPointColumns(
     const v1::ClosestPointColumnsRequest& request,
     v1::ClosestPointColumnsResponse* response, const HandlerContext& context);
 
@@ -57,7 +50,7 @@ class DecodedRequest {
   virtual ~DecodedRequest() = default;
   virtual std::size_t items() const = 0;
   // Computes the answers and appends the response's encoding to `response`.
-  virtual grpc::Status Serve(const HandlerContext& context,
+  virtual absl::Status Serve(const HandlerContext& context,
                              std::string* response) = 0;
 };
 // nullptr when the bytes are not in the plain encoding pair_wire.h takes:
@@ -74,17 +67,17 @@ std::unique_ptr<DecodedRequest> DecodeQueryStreamMessage(
     absl::string_view bytes, const RequestLimits& limits);
 
 // Single-threaded versions with only limits, for tests and tools.
-inline grpc::Status HandleIntersect(const v1::IntersectRequest& request,
+inline absl::Status HandleIntersect(const v1::IntersectRequest& request,
                                     v1::IntersectResponse* response,
                                     const RequestLimits& limits) {
   return HandleIntersect(request, response, HandlerContext{limits});
 }
-inline grpc::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
+inline absl::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
                                        v1::ClosestPointResponse* response,
                                        const RequestLimits& limits) {
   return HandleClosestPoint(request, response, HandlerContext{limits});
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_HANDLERS_H_
+#endif  // COLLISION_WIRE_HANDLERS_H_

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "server/columns.h"
+#include "collision/wire/columns.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 using Column = google::protobuf::RepeatedField<float>;
@@ -349,4 +349,4 @@ absl::Status ValidateClosestPointColumns(
   return CheckBatchSize(total, "groups", limits);
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

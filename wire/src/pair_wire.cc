@@ -1,13 +1,13 @@
-#include "server/pair_wire.h"
+#include "collision/wire/pair_wire.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "collision/core/scalar.h"
-#include "server/shape_parser.h"
+#include "collision/wire/shape_parser.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -410,4 +410,4 @@ void EncodeClosestPointResponse(const std::vector<ClosestPointResult>& results,
   }
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

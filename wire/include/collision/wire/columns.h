@@ -1,17 +1,17 @@
 // The columnar fast path: validates IntersectColumnsRequest /
 // ClosestPointColumnsRequest in place (no copy of the columns) and runs the
 // SIMD kernels straight on the parsed packed floats, chunk by chunk.
-#ifndef COLLISION_SERVER_COLUMNS_H_
-#define COLLISION_SERVER_COLUMNS_H_
+#ifndef COLLISION_WIRE_COLUMNS_H_
+#define COLLISION_WIRE_COLUMNS_H_
 
 #include <cstddef>
 #include <functional>
 
 #include "absl/status/status.h"
 #include "collision/v1/collision.pb.h"
-#include "server/convert.h"
+#include "collision/wire/convert.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 // Runs body(begin, end) over [0, n) in chunks, possibly on several threads;
 // returns false if it stopped early (deadline or cancellation).
@@ -49,6 +49,6 @@ bool ComputeClosestPointColumns(const v1::ClosestPointColumnsRequest& req,
                                 const ChunkRunner& run,
                                 v1::ClosestPointColumnsResponse* response);
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_COLUMNS_H_
+#endif  // COLLISION_WIRE_COLUMNS_H_

@@ -1,4 +1,4 @@
-#include "server/convert.h"
+#include "collision/wire/convert.h"
 
 #include <cmath>
 #include <optional>
@@ -8,9 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "collision/core/kernels.h"
 #include "collision/core/scalar.h"
-#include "server/shape_parser.h"
+#include "collision/wire/shape_parser.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 void Violations::Add(std::string message) {
   if (listed_.size() < kMaxListedViolations) {
@@ -268,4 +268,4 @@ void FillClosestPointResponse(const std::vector<ClosestPointResult>& results,
   }
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

@@ -1,7 +1,7 @@
 // Request validation and the handlers, without a network: every rejected
 // input gets INVALID_ARGUMENT naming the item, field and reason, and nothing
 // is computed; accepted batches answer like the scalar reference.
-#include "server/convert.h"
+#include "collision/wire/convert.h"
 
 #include <cmath>
 #include <limits>
@@ -10,11 +10,11 @@
 
 #include "collision/client/shapes.h"
 #include "collision/core/scalar.h"
+#include "collision/wire/handlers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/service.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 namespace c = collision::client;
@@ -29,17 +29,17 @@ v1::IntersectRequest OnePair(v1::Shape a, v1::Shape b) {
 }
 
 // Runs the handler and returns the status; checks nothing was answered.
-grpc::Status Reject(const v1::IntersectRequest& request,
+absl::Status Reject(const v1::IntersectRequest& request,
                     RequestLimits limits = {}) {
   v1::IntersectResponse response;
-  grpc::Status s = HandleIntersect(request, &response, limits);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  absl::Status s = HandleIntersect(request, &response, limits);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(response.results_size(), 0);
   return s;
 }
 
 std::string Message(const v1::IntersectRequest& request) {
-  return Reject(request).error_message();
+  return std::string(Reject(request).message());
 }
 
 TEST(Validate, NegativeRadiusNamesTheItemAndField) {
@@ -157,7 +157,7 @@ TEST(Validate, EmptyAndOversizedBatchesAreRejected) {
               HasSubstr("pairs must not be empty"));
   c::IntersectBatch big;
   for (int i = 0; i < 11; ++i) big.Add(c::Point(0, 0), c::Point(0, 0));
-  EXPECT_THAT(Reject(big.request(), RequestLimits{10}).error_message(),
+  EXPECT_THAT(Reject(big.request(), RequestLimits{10}).message(),
               HasSubstr("pairs has 11 items, over this server's limit of 10"));
 }
 
@@ -176,13 +176,13 @@ TEST(Validate, ClosestPointQueryMustBeABallOfTheSameDimension) {
   batch.Add(c::RectFromMinMax(0, 0, 1, 1), c::Point(0, 0));
   batch.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1));
   v1::ClosestPointResponse response;
-  grpc::Status s =
+  absl::Status s =
       HandleClosestPoint(batch.request(), &response, RequestLimits{});
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(),
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
               HasSubstr("queries[0].query must be a point, circle, point3 or "
                         "sphere, got rect"));
-  EXPECT_THAT(s.error_message(),
+  EXPECT_THAT(std::string(s.message()),
               HasSubstr("queries[1]: query point and target sphere mix"));
   EXPECT_EQ(response.results_size(), 0);
 }
@@ -302,4 +302,4 @@ TEST(Handler, ClosestPointAnswersLikeTheReference) {
 }
 
 }  // namespace
-}  // namespace collision::server
+}  // namespace collision::wire

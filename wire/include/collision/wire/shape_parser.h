@@ -1,8 +1,8 @@
 // Field checks of collision.proto's CONVENTIONS, shared by every request
 // parser (pairwise, columns, scenes): each records a violation with the
 // field's path and returns the value to carry on with.
-#ifndef COLLISION_SERVER_SHAPE_PARSER_H_
-#define COLLISION_SERVER_SHAPE_PARSER_H_
+#ifndef COLLISION_WIRE_SHAPE_PARSER_H_
+#define COLLISION_WIRE_SHAPE_PARSER_H_
 
 #include <cmath>
 #include <cstdint>
@@ -13,9 +13,9 @@
 #include "collision/core/kernels.h"
 #include "collision/core/shapes.h"
 #include "collision/v1/collision.pb.h"
-#include "server/convert.h"
+#include "collision/wire/convert.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 class Parser {
  public:
@@ -333,6 +333,6 @@ inline bool FastShape(const v1::Shape& s, Shape* out) {
   return ShapeFromFields(f, out);
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_SHAPE_PARSER_H_
+#endif  // COLLISION_WIRE_SHAPE_PARSER_H_

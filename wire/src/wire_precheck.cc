@@ -1,4 +1,4 @@
-#include "server/wire_precheck.h"
+#include "collision/wire/wire_precheck.h"
 
 #include <cstdint>
 
@@ -6,7 +6,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 using google::protobuf::internal::WireFormatLite;
@@ -150,4 +150,4 @@ uint64_t PeekStreamSequence(google::protobuf::io::ZeroCopyInputStream* bytes) {
   return sequence;
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

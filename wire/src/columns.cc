@@ -1,11 +1,11 @@
-#include "server/columns.h"
+#include "collision/wire/columns.h"
 
 #include <string>
 #include <vector>
 
 #include "collision/core/kernels.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 // Protobuf's packed float column, as the validation sees it.
 using Column = google::protobuf::RepeatedField<float>;
@@ -300,4 +300,4 @@ bool ComputeClosestPointColumns(const v1::ClosestPointColumnsRequest& req,
   return true;
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

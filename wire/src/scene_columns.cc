@@ -1,4 +1,4 @@
-#include "server/scene_columns.h"
+#include "collision/wire/scene_columns.h"
 
 #include <cmath>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "collision/core/kernels.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 // The scene's entities as the columns give them: ids[i] gets the shape of
@@ -240,4 +240,4 @@ void ReadEntityColumns(const v1::EntityColumns& group, const std::string& path,
   ColumnReader(group, path, parser, v).Read(dimension, out);
 }
 
-}  // namespace collision::server
+}  // namespace collision::wire

@@ -9,21 +9,21 @@
 // (an invalid value, a missing field, an unknown or repeated message field,
 // an empty or oversized batch, broken bytes) returns false, and the caller
 // parses the message as before: that path's validation and error texts stay
-// the only ones, and answers are the same either way (tests/server/
+// the only ones, and answers are the same either way (tests/wire/
 // pair_wire_test.cc holds both paths to identical bytes).
 //
 // gRPC-free: the service hands in the request's bytes and sends the output.
-#ifndef COLLISION_SERVER_PAIR_WIRE_H_
-#define COLLISION_SERVER_PAIR_WIRE_H_
+#ifndef COLLISION_WIRE_PAIR_WIRE_H_
+#define COLLISION_WIRE_PAIR_WIRE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "server/convert.h"
+#include "collision/wire/convert.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 // An IntersectRequest's bytes as ParseIntersectRequest would give them;
 // false: take the message path.
@@ -61,6 +61,6 @@ void EncodeIntersectResponse(const ParsedIntersect& request,
 void EncodeClosestPointResponse(const std::vector<ClosestPointResult>& results,
                                 std::string* out);
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_PAIR_WIRE_H_
+#endif  // COLLISION_WIRE_PAIR_WIRE_H_

@@ -4,8 +4,8 @@
 // its path ("update.upserts[3].shape.circle.radius must be >= 0, got -1"),
 // a limit is RESOURCE_EXHAUSTED naming it, and a rejected message changes
 // nothing.
-#ifndef COLLISION_SERVER_SCENE_REQUEST_H_
-#define COLLISION_SERVER_SCENE_REQUEST_H_
+#ifndef COLLISION_WIRE_SCENE_REQUEST_H_
+#define COLLISION_WIRE_SCENE_REQUEST_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@
 #include "collision/core/scene_history.h"
 #include "collision/v1/scene.pb.h"
 
-namespace collision::server {
+namespace collision::wire {
 
 struct SceneLimits {
   // Entities one scene may hold (a config may ask for fewer).
@@ -105,6 +105,6 @@ void AnswerSceneQueries(const std::vector<ParsedSceneQuery>& queries,
                         std::optional<uint64_t> tick,
                         v1::SceneResponse* response);
 
-}  // namespace collision::server
+}  // namespace collision::wire
 
-#endif  // COLLISION_SERVER_SCENE_REQUEST_H_
+#endif  // COLLISION_WIRE_SCENE_REQUEST_H_

@@ -1,17 +1,19 @@
 // The columnar path gives exactly the answers of the per-pair path for every
 // pair kind (same validation, same kernels), on one thread and split across
-// a worker pool; and bad columns are rejected naming the column and index.
+// two threads; and bad columns are rejected naming the column and index.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 
+#include "collision/wire/handlers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/handlers.h"
-#include "server/worker_pool.h"
 
-namespace collision::server {
+namespace collision::wire {
 namespace {
 
 using ::testing::HasSubstr;
@@ -147,18 +149,26 @@ bool Bit(const std::string& bits, int i) {
   return (static_cast<uint8_t>(bits[i / 8]) >> (i % 8)) & 1;
 }
 
-// Runs chunks on a real pool, several threads at once.
-HandlerContext Pooled(WorkerPool* pool) {
+// Runs the chunks on two threads at once, alternating, as the server's pool
+// may: the answer must not depend on which thread filled which chunk.
+HandlerContext Threaded() {
   HandlerContext c;
-  c.run = [pool](std::size_t n,
-                 const std::function<void(std::size_t, std::size_t)>& body) {
-    return pool->ParallelFor(n, kChunk, body, [] { return false; });
+  c.run = [](std::size_t n,
+             const std::function<void(std::size_t, std::size_t)>& body) {
+    auto half = [&](std::size_t first) {
+      for (std::size_t chunk = first; chunk * kChunk < n; chunk += 2) {
+        body(chunk * kChunk, std::min(n, (chunk + 1) * kChunk));
+      }
+    };
+    std::thread other(half, 1);
+    half(0);
+    other.join();
+    return true;
   };
   return c;
 }
 
 TEST(Columns, IntersectGivesThePerPairAnswersForEveryKind) {
-  WorkerPool pool(2);
   Gen g(41);
   for (int kind = 0; kind < 6; ++kind) {
     for (auto rule :
@@ -167,11 +177,11 @@ TEST(Columns, IntersectGivesThePerPairAnswersForEveryKind) {
       const Both b = MakeIntersect(kind, n, g, rule);
       v1::IntersectResponse want;
       ASSERT_TRUE(HandleIntersect(b.pairs, &want, HandlerContext{}).ok());
-      for (bool pooled : {false, true}) {
+      for (bool threaded : {false, true}) {
         v1::IntersectColumnsResponse got;
-        const grpc::Status s = HandleIntersectColumns(
-            b.columns, &got, pooled ? Pooled(&pool) : HandlerContext{});
-        ASSERT_TRUE(s.ok()) << s.error_message();
+        const absl::Status s = HandleIntersectColumns(
+            b.columns, &got, threaded ? Threaded() : HandlerContext{});
+        ASSERT_TRUE(s.ok()) << s.message();
         ASSERT_EQ(got.groups(0).count(), static_cast<uint32_t>(n));
         const v1::IntersectColumnsResult& r = got.groups(0);
         for (int i = 0; i < n; ++i) {
@@ -225,8 +235,8 @@ TEST(Columns, ClosestPointGivesThePerPairAnswers) {
   v1::ClosestPointResponse want;
   ASSERT_TRUE(HandleClosestPoint(pairs, &want, HandlerContext{}).ok());
   v1::ClosestPointColumnsResponse got;
-  const grpc::Status s = HandleClosestPointColumns(columns, &got, {});
-  ASSERT_TRUE(s.ok()) << s.error_message();
+  const absl::Status s = HandleClosestPointColumns(columns, &got, {});
+  ASSERT_TRUE(s.ok()) << s.message();
   for (int gi = 0; gi < 2; ++gi) {
     const v1::ClosestPointColumnsResult& r = got.groups(gi);
     EXPECT_EQ(r.closest_z_size(), gi == 0 ? 0 : n);
@@ -247,10 +257,10 @@ TEST(Columns, ClosestPointGivesThePerPairAnswers) {
 
 std::string Reject(const v1::IntersectColumnsRequest& r) {
   v1::IntersectColumnsResponse response;
-  const grpc::Status s = HandleIntersectColumns(r, &response, {});
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const absl::Status s = HandleIntersectColumns(r, &response, {});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(response.groups_size(), 0);
-  return s.error_message();
+  return std::string(s.message());
 }
 
 TEST(ColumnsValidate, BadColumnsNameTheColumnAndIndex) {
@@ -315,9 +325,9 @@ TEST(ColumnsValidate, OrientationKindAndDimensionRules) {
   boxes->add_min_x(0), boxes->add_min_y(0), boxes->add_min_z(0);
   boxes->add_max_x(1), boxes->add_max_y(1), boxes->add_max_z(1);
   v1::ClosestPointColumnsResponse response;
-  const grpc::Status s = HandleClosestPointColumns(cp, &response, {});
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(),
+  const absl::Status s = HandleClosestPointColumns(cp, &response, {});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
               HasSubstr("groups[0].queries2 must be empty for 3D targets"));
 }
 
@@ -353,11 +363,11 @@ TEST(ColumnsValidate, TotalPairsCountAgainstTheBatchLimit) {
   v1::IntersectColumnsResponse response;
   HandlerContext c;
   c.limits.max_batch = 11;
-  const grpc::Status s = HandleIntersectColumns(b.columns, &response, c);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(),
+  const absl::Status s = HandleIntersectColumns(b.columns, &response, c);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
               HasSubstr("12 items, over this server's limit of 11"));
 }
 
 }  // namespace
-}  // namespace collision::server
+}  // namespace collision::wire
