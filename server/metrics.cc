@@ -35,6 +35,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "collision/core/kinds.h"
 #include "prometheus/client_metric.h"
 #include "prometheus/collectable.h"
 #include "prometheus/counter.h"
@@ -69,20 +70,12 @@ constexpr std::array<KnownMethod, 6> kKnownMethods = {{
 constexpr std::array<std::string_view, 4> kSceneQueryKinds = {
     "overlap", "nearest", "raycast", "sweep"};
 
-constexpr std::array<std::string_view, 12> kKnownKinds = {
-    "circle_circle",
-    "circle_rect",
-    "circle_rotated_rect",
-    "rect_rect",
-    "sphere_sphere",
-    "sphere_box",
-    "box_box",
-    "closest_circle",
-    "closest_rect",
-    "closest_rotated_rect",
-    "closest_sphere",
-    "closest_box",
-};
+// The work kinds' names, from the core's kind table (kinds.h).
+constexpr std::array<std::string_view, kWorkKinds> kKnownKinds = [] {
+  std::array<std::string_view, kWorkKinds> names{};
+  for (int k = 0; k < kWorkKinds; ++k) names[k] = kWorkKindTable[k].name;
+  return names;
+}();
 
 constexpr std::array<std::string_view, 7> kKnownReasons = {
     "invalid_argument", "overloaded",      "deadline",          "cancelled",

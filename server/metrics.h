@@ -34,7 +34,7 @@ class Metrics {
   virtual void MessageSent(const std::string& method,
                            const std::string& type) = 0;
   // Pair tests (or closest-point queries) computed, by pair kind
-  // ("circle_rect", "sphere_box", ... see wire::WorkKindName in
+  // ("circle_rect", "sphere_box", ... see WorkKindName in
   // collision/wire/convert.h).
   virtual void PairsProcessed(const std::string& kind, uint64_t count) = 0;
   // A request rejected before compute, by reason: "invalid_argument",

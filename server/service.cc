@@ -211,10 +211,10 @@ wire::HandlerContext CollisionServiceImpl::MakeContext(
     return FromGrpc(Stopped(context, "; computation stopped"));
   };
   c.count_work = [this](const wire::KindCounts& counts) {
-    for (int k = 0; k < wire::kWorkKinds; ++k) {
+    for (int k = 0; k < kWorkKinds; ++k) {
       if (counts[k] > 0) {
-        metrics_->PairsProcessed(
-            wire::WorkKindName(static_cast<wire::WorkKind>(k)), counts[k]);
+        metrics_->PairsProcessed(WorkKindName(static_cast<WorkKind>(k)),
+                                 counts[k]);
       }
     }
   };

@@ -79,6 +79,8 @@ std::pair<v1::Shape, v1::Shape> MakePair(Rng& r, PairKind kind, Rpc rpc) {
                   : c::BoxFromCenterHalfExtents(x, y, z, w / 2, h / 2, d / 2),
               c::BoxFromCenterHalfExtents(near(x), near(y), near(z), h / 2,
                                           d / 2, w / 2)};
+    default:  // closest-point kinds: never in a kind mix (ParseKindMix)
+      break;
   }
   return {};
 }
@@ -148,11 +150,6 @@ void Serialize(Item* item) {
   item->serialized_buffer = std::make_shared<const grpc::ByteBuffer>(&slice, 1);
 }
 
-constexpr const char* kKindNames[kPairKinds] = {
-    "circle_circle", "circle_rect",   "circle_rotated_rect",
-    "rect_rect",     "sphere_sphere", "sphere_box",
-    "box_box"};
-
 // "name[:weight],..." into (value, weight) with `lookup` naming values.
 template <typename T, typename Lookup>
 absl::StatusOr<std::vector<std::pair<T, double>>> ParseMix(
@@ -190,10 +187,6 @@ std::string OpName(Op op) {
                       wire);
 }
 
-const char* PairKindName(PairKind kind) {
-  return kKindNames[static_cast<int>(kind)];
-}
-
 absl::StatusOr<std::vector<std::pair<Op, double>>> ParseOpMix(
     const std::string& text) {
   return ParseMix<Op>(text, "rpc mix", [](const std::string& name, Op* op) {
@@ -214,7 +207,7 @@ absl::StatusOr<std::vector<std::pair<PairKind, double>>> ParseKindMix(
   return ParseMix<PairKind>(text, "kind mix",
                             [](const std::string& name, PairKind* kind) {
                               for (int k = 0; k < kPairKinds; ++k) {
-                                if (name == kKindNames[k]) {
+                                if (name == kWorkKindTable[k].name) {
                                   *kind = static_cast<PairKind>(k);
                                   return true;
                                 }

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "collision/client/columns.h"
+#include "collision/core/kinds.h"
 #include "collision/v1/collision.pb.h"
 #include "grpcpp/support/byte_buffer.h"
 
@@ -28,19 +29,13 @@ struct Op {
 };
 std::string OpName(Op op);  // "intersect_pairs", "closest_stream", ...
 
-// Pair kinds. For ClosestPoint each maps to (query, target): the ball kinds
-// keep their shapes; rect_rect is point vs rect, box_box point3 vs box.
-enum class PairKind {
-  kCircleCircle,
-  kCircleRect,
-  kCircleRotatedRect,
-  kRectRect,
-  kSphereSphere,
-  kSphereBox,
-  kBoxBox,
-};
-inline constexpr int kPairKinds = 7;
-const char* PairKindName(PairKind kind);
+// Pair kinds the workload generates: the intersect pairings of the core's
+// kind table (collision/core/kinds.h), named as there ("circle_rect"). For
+// ClosestPoint each maps to (query, target): the ball kinds keep their
+// shapes; rect_rect is point vs rect, box_box point3 vs box.
+using PairKind = WorkKind;
+inline constexpr int kPairKinds = kIntersectWorkKinds;
+inline const char* PairKindName(PairKind kind) { return WorkKindName(kind); }
 
 struct WorkloadOptions {
   uint64_t seed = 1;

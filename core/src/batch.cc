@@ -17,10 +17,12 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "collision/core/kernels.h"
+#include "collision/core/kinds.h"
 #include "collision/core/scalar.h"
 
 namespace collision {
@@ -37,11 +39,6 @@ constexpr ShapeKind KindA(int combo) {
 constexpr ShapeKind KindB(int combo) {
   return static_cast<ShapeKind>(combo % kNumKinds);
 }
-constexpr bool IsBall(ShapeKind k) {
-  return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle ||
-         k == ShapeKind::kPoint3 || k == ShapeKind::kSphere;
-}
-constexpr bool Is2D(ShapeKind k) { return k < ShapeKind::kPoint3; }
 
 // Columns a shape occupies (balls: centre and radius, 0 for points).
 constexpr size_t Width(ShapeKind k) {
@@ -177,30 +174,14 @@ constexpr std::array<size_t, kNumI> kICols = {6, 7, 11, 8, 8, 10, 12};
 // The ball goes first when only one of the two is a ball.
 constexpr bool Swapped(int c) { return !IsBall(KindA(c)) && IsBall(KindB(c)); }
 
+// The groups are the intersect work kinds, in the table's order (kinds.h).
+static_assert(kCC == static_cast<int>(WorkKind::kCircleCircle) &&
+              kBB == static_cast<int>(WorkKind::kBoxBox) &&
+              kNumI == kIntersectWorkKinds);
 constexpr uint8_t IntersectGroupOf(int c) {
-  const ShapeKind a = Swapped(c) ? KindB(c) : KindA(c);
-  const ShapeKind b = Swapped(c) ? KindA(c) : KindB(c);
-  if (Is2D(a) != Is2D(b)) return kNumI;
-  if (!IsBall(a)) {
-    if (a == ShapeKind::kRect && b == ShapeKind::kRect) return kRR;
-    if (a == ShapeKind::kBox && b == ShapeKind::kBox) return kBB;
-    return kNumI;
-  }
-  switch (b) {
-    case ShapeKind::kPoint2:
-    case ShapeKind::kCircle:
-      return kCC;
-    case ShapeKind::kRect:
-      return kCR;
-    case ShapeKind::kRotatedRect:
-      return kCRR;
-    case ShapeKind::kPoint3:
-    case ShapeKind::kSphere:
-      return kSS;
-    case ShapeKind::kBox:
-      return kSB;
-  }
-  return kNumI;
+  const std::optional<WorkKind> kind = IntersectWorkKind(KindA(c), KindB(c));
+  if (!kind) return kNumI;
+  return static_cast<uint8_t>(*kind);
 }
 
 constexpr std::array<uint8_t, kNumCombos> kIGroupOf = [] {
@@ -321,24 +302,14 @@ enum ClosestGroup : uint8_t {
 constexpr std::array<size_t, kNumC> kCCols = {6, 7, 11, 8, 10};
 constexpr size_t kClosestFloats = 11;
 
+// The groups are the closest-point work kinds, in the table's order.
+static_assert(static_cast<int>(WorkKind::kClosestCircle) + kOnBox ==
+                  static_cast<int>(WorkKind::kClosestBox) &&
+              kIntersectWorkKinds + kNumC == kWorkKinds);
 constexpr uint8_t ClosestGroupOf(int c) {
-  const ShapeKind q = KindA(c), t = KindB(c);
-  if (!IsBall(q) || Is2D(q) != Is2D(t)) return kNumC;
-  switch (t) {
-    case ShapeKind::kPoint2:
-    case ShapeKind::kCircle:
-      return kOnCircle;
-    case ShapeKind::kRect:
-      return kOnRect;
-    case ShapeKind::kRotatedRect:
-      return kOnRotated;
-    case ShapeKind::kPoint3:
-    case ShapeKind::kSphere:
-      return kOnSphere;
-    case ShapeKind::kBox:
-      return kOnBox;
-  }
-  return kNumC;
+  const std::optional<WorkKind> kind = ClosestWorkKind(KindA(c), KindB(c));
+  if (!kind) return kNumC;
+  return static_cast<uint8_t>(static_cast<int>(*kind) - kIntersectWorkKinds);
 }
 
 constexpr std::array<uint8_t, kNumCombos> kCGroupOf = [] {

@@ -237,12 +237,8 @@ Sphere AsSphere(const Shape& s) {
   if (const auto* p = std::get_if<Vec3>(&s)) return Sphere{*p, 0.0f};
   return std::get<Sphere>(s);
 }
-bool IsBall2(ShapeKind k) {
-  return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle;
-}
-bool IsBall3(ShapeKind k) {
-  return k == ShapeKind::kPoint3 || k == ShapeKind::kSphere;
-}
+bool IsBall2(ShapeKind k) { return IsBall(k) && !Is3D(k); }
+bool IsBall3(ShapeKind k) { return IsBall(k) && Is3D(k); }
 
 }  // namespace
 
@@ -347,18 +343,12 @@ IntersectResult IntersectBoxBox(const Box& a, const Box& b, Boundary boundary) {
   return BoxBox<3>(A(a.min), A(a.max), A(b.min), A(b.max), boundary);
 }
 
-bool IsSupportedIntersectPair(ShapeKind a, ShapeKind b) {
-  if (Is3D(a) != Is3D(b)) return false;
-  if (IsBall2(a) || IsBall2(b) || IsBall3(a) || IsBall3(b)) return true;
-  return a == b && (a == ShapeKind::kRect || a == ShapeKind::kBox);
-}
-
 IntersectResult Intersect(const Shape& a, const Shape& b, Boundary boundary) {
   const ShapeKind ka = KindOf(a);
   const ShapeKind kb = KindOf(b);
   assert(IsSupportedIntersectPair(ka, kb));
   // Put the ball (point/circle/sphere) first; the answer is symmetric.
-  if (!IsBall2(ka) && !IsBall3(ka) && (IsBall2(kb) || IsBall3(kb))) {
+  if (!IsBall(ka) && IsBall(kb)) {
     return Intersect(b, a, boundary);
   }
   if (IsBall2(ka)) {
@@ -388,12 +378,6 @@ IntersectResult Intersect(const Shape& a, const Shape& b, Boundary boundary) {
   }
   assert(false && "unsupported pair");
   return IntersectResult{};
-}
-
-bool IsClosestPointQuery(ShapeKind k) { return IsBall2(k) || IsBall3(k); }
-
-bool IsSupportedClosestPointPair(ShapeKind query, ShapeKind target) {
-  return IsClosestPointQuery(query) && Is3D(query) == Is3D(target);
 }
 
 ClosestPointResult ClosestPointOnCircle(Vec2 p, float radius,

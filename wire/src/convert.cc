@@ -28,62 +28,6 @@ absl::Status Violations::ToStatus() const {
   return absl::InvalidArgumentError(message);
 }
 
-const char* WorkKindName(WorkKind kind) {
-  static constexpr const char* kNames[kWorkKinds] = {"circle_circle",
-                                                     "circle_rect",
-                                                     "circle_rotated_rect",
-                                                     "rect_rect",
-                                                     "sphere_sphere",
-                                                     "sphere_box",
-                                                     "box_box",
-                                                     "closest_circle",
-                                                     "closest_rect",
-                                                     "closest_rotated_rect",
-                                                     "closest_sphere",
-                                                     "closest_box"};
-  return kNames[static_cast<int>(kind)];
-}
-
-WorkKind IntersectWorkKind(ShapeKind a, ShapeKind b) {
-  const auto is_ball = [](ShapeKind k) {
-    return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle ||
-           k == ShapeKind::kPoint3 || k == ShapeKind::kSphere;
-  };
-  if (!is_ball(a)) std::swap(a, b);
-  if (is_ball(a)) {
-    switch (b) {
-      case ShapeKind::kRect:
-        return WorkKind::kCircleRect;
-      case ShapeKind::kRotatedRect:
-        return WorkKind::kCircleRotatedRect;
-      case ShapeKind::kBox:
-        return WorkKind::kSphereBox;
-      case ShapeKind::kPoint3:
-      case ShapeKind::kSphere:
-        return WorkKind::kSphereSphere;
-      default:
-        return WorkKind::kCircleCircle;
-    }
-  }
-  return a == ShapeKind::kBox ? WorkKind::kBoxBox : WorkKind::kRectRect;
-}
-
-WorkKind ClosestWorkKind(ShapeKind target) {
-  switch (target) {
-    case ShapeKind::kRect:
-      return WorkKind::kClosestRect;
-    case ShapeKind::kRotatedRect:
-      return WorkKind::kClosestRotatedRect;
-    case ShapeKind::kPoint3:
-    case ShapeKind::kSphere:
-      return WorkKind::kClosestSphere;
-    case ShapeKind::kBox:
-      return WorkKind::kClosestBox;
-    default:
-      return WorkKind::kClosestCircle;
-  }
-}
-
 namespace {
 
 const char* const kSupportedPairs =
@@ -158,7 +102,8 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
     if (!a || !b) continue;
     const ShapeKind ka = KindOf(*a);
     const ShapeKind kb = KindOf(*b);
-    if (!IsSupportedIntersectPair(ka, kb)) {
+    const std::optional<WorkKind> kind = IntersectWorkKind(ka, kb);
+    if (!kind) {
       violations.Add(
           absl::StrCat(path, ": ", KindName(ka), " vs ", KindName(kb),
                        Is3D(ka) != Is3D(kb) ? " mixes a 2D and a 3D shape"
@@ -167,7 +112,7 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
       continue;
     }
     if (violations.empty()) {
-      ++out.counts[static_cast<int>(IntersectWorkKind(ka, kb))];
+      ++out.counts[static_cast<int>(*kind)];
       out.pairs.push_back({*std::move(a), *std::move(b)});
     }
   }
@@ -210,7 +155,7 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
       continue;
     }
     if (violations.empty()) {
-      ++out.counts[static_cast<int>(ClosestWorkKind(KindOf(*t)))];
+      ++out.counts[static_cast<int>(*ClosestWorkKind(KindOf(*q), KindOf(*t)))];
       out.items.push_back({*std::move(q), *std::move(t)});
     }
   }

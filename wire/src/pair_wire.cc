@@ -277,19 +277,19 @@ bool DecodeIntersectRequest(absl::string_view bytes,
   *out = ParsedIntersect{};
   out->pairs.reserve(ExpectedItems(bytes, limits));
   bool flags[2] = {false, false};
-  const bool ok =
-      DecodeRequest(bytes, limits, &out->boundary, flags,
-                    [out](const uint8_t* p, const uint8_t* end) {
-                      ShapePair pair;
-                      if (!DecodeTwoShapes(p, end, &pair.a, &pair.b))
-                        return false;
-                      const ShapeKind a = KindOf(pair.a);
-                      const ShapeKind b = KindOf(pair.b);
-                      if (!IsSupportedIntersectPair(a, b)) return false;
-                      ++out->counts[static_cast<int>(IntersectWorkKind(a, b))];
-                      out->pairs.push_back(std::move(pair));
-                      return true;
-                    });
+  const bool ok = DecodeRequest(
+      bytes, limits, &out->boundary, flags,
+      [out](const uint8_t* p, const uint8_t* end) {
+        ShapePair pair;
+        if (!DecodeTwoShapes(p, end, &pair.a, &pair.b)) return false;
+        const ShapeKind a = KindOf(pair.a);
+        const ShapeKind b = KindOf(pair.b);
+        const std::optional<WorkKind> kind = IntersectWorkKind(a, b);
+        if (!kind) return false;
+        ++out->counts[static_cast<int>(*kind)];
+        out->pairs.push_back(std::move(pair));
+        return true;
+      });
   out->include_relation = flags[0];
   out->include_separation = flags[1];
   return ok;
@@ -307,8 +307,9 @@ bool DecodeClosestPointRequest(absl::string_view bytes,
         if (!DecodeTwoShapes(p, end, &item.query, &item.target)) return false;
         const ShapeKind q = KindOf(item.query);
         const ShapeKind t = KindOf(item.target);
-        if (!IsClosestPointQuery(q) || Is3D(q) != Is3D(t)) return false;
-        ++out->counts[static_cast<int>(ClosestWorkKind(t))];
+        const std::optional<WorkKind> kind = ClosestWorkKind(q, t);
+        if (!kind) return false;
+        ++out->counts[static_cast<int>(*kind)];
         out->items.push_back(std::move(item));
         return true;
       });

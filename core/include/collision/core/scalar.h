@@ -9,17 +9,14 @@
 #ifndef COLLISION_CORE_SCALAR_H_
 #define COLLISION_CORE_SCALAR_H_
 
+#include "collision/core/kinds.h"
 #include "collision/core/shapes.h"
 
 namespace collision {
 
 // ---- Intersect -------------------------------------------------------------
 
-// Which pairs Intersect() answers: any of point/circle against
-// point/circle/rect/rotated rect, rect against rect, any of point3/sphere
-// against point3/sphere/box, and box against box, in either order.
-// Rect-rotated rect, rotated rect-rotated rect and 2D-3D pairs are not.
-bool IsSupportedIntersectPair(ShapeKind a, ShapeKind b);
+// Which pairs are answered: IsSupportedIntersectPair (kinds.h).
 
 // Answers a supported pair (debug-asserts support). Symmetric: Intersect(a, b)
 // equals Intersect(b, a).
@@ -50,10 +47,7 @@ IntersectResult IntersectBoxBox(const Box& a, const Box& b, Boundary boundary);
 
 // ---- ClosestPoint ----------------------------------------------------------
 
-// Queries are points or circles (2D) and points or spheres (3D); targets are
-// any shape of the same dimension.
-bool IsClosestPointQuery(ShapeKind k);
-bool IsSupportedClosestPointPair(ShapeKind query, ShapeKind target);
+// Which pairs are answered: IsSupportedClosestPointPair (kinds.h).
 
 // Closest point on `target` to the query's centre; see ClosestPointResult.
 ClosestPointResult ClosestPoint(const Shape& query, const Shape& target,

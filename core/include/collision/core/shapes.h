@@ -109,7 +109,13 @@ enum class ShapeKind : uint8_t {
 inline ShapeKind KindOf(const Shape& s) {
   return static_cast<ShapeKind>(s.index());
 }
-inline bool Is3D(ShapeKind k) { return k >= ShapeKind::kPoint3; }
+constexpr bool Is3D(ShapeKind k) { return k >= ShapeKind::kPoint3; }
+// Points, circles and spheres: the shapes that go first in a pair and that
+// closest-point queries are made of.
+constexpr bool IsBall(ShapeKind k) {
+  return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle ||
+         k == ShapeKind::kPoint3 || k == ShapeKind::kSphere;
+}
 const char* KindName(ShapeKind k);
 
 enum class Boundary : uint8_t {

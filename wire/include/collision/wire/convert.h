@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collision/core/batch.h"
+#include "collision/core/kinds.h"
 #include "collision/v1/collision.pb.h"
 
 namespace collision::wire {
@@ -39,28 +40,9 @@ class Violations {
   std::size_t count_ = 0;
 };
 
-// Units of work, by pair kind, as reported in metrics.
-enum class WorkKind : uint8_t {
-  kCircleCircle,
-  kCircleRect,
-  kCircleRotatedRect,
-  kRectRect,
-  kSphereSphere,
-  kSphereBox,
-  kBoxBox,
-  kClosestCircle,
-  kClosestRect,
-  kClosestRotatedRect,
-  kClosestSphere,
-  kClosestBox,
-};
-inline constexpr int kWorkKinds = 12;
+// Work done by a request, counted by WorkKind (collision/core/kinds.h), as
+// reported in metrics.
 using KindCounts = std::array<uint64_t, kWorkKinds>;
-// "circle_rect", "closest_box", ...
-const char* WorkKindName(WorkKind kind);
-// For a supported pair / closest-point target.
-WorkKind IntersectWorkKind(ShapeKind a, ShapeKind b);
-WorkKind ClosestWorkKind(ShapeKind target);
 
 struct RequestLimits {
   // Largest number of pairs or queries in one request.

@@ -1,0 +1,137 @@
+// The kinds of work the core computes, in one table: which pairs of shape
+// kinds Intersect() and ClosestPoint() answer, what each pairing is called
+// (metrics label work with these names; the load tool's --kinds takes them),
+// its dimension, and which shape goes first.
+//
+// Naming and order. An intersect pairing is named after its two shapes with
+// the ball first when only one of them is a ball (circle_rect also covers
+// rect vs circle); a point counts as a ball of radius 0 (circle_circle also
+// covers point vs circle, sphere_box point3 vs box). A closest-point query is
+// a ball (point or circle in 2D, point3 or sphere in 3D) against a target of
+// the same dimension; the pairing is named after the target (closest_rect),
+// a point target counting as its ball. The batch dispatcher (batch.cc) groups
+// work in this order too.
+#ifndef COLLISION_CORE_KINDS_H_
+#define COLLISION_CORE_KINDS_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "collision/core/shapes.h"
+
+namespace collision {
+
+enum class WorkKind : uint8_t {
+  kCircleCircle,
+  kCircleRect,
+  kCircleRotatedRect,
+  kRectRect,
+  kSphereSphere,
+  kSphereBox,
+  kBoxBox,
+  kClosestCircle,
+  kClosestRect,
+  kClosestRotatedRect,
+  kClosestSphere,
+  kClosestBox,
+};
+inline constexpr int kWorkKinds = 12;
+// The intersect pairings come first: WorkKind values [0, 7).
+inline constexpr int kIntersectWorkKinds = 7;
+
+struct WorkKindInfo {
+  WorkKind kind;
+  const char* name;
+  bool closest;  // a closest-point pairing (else an intersect pairing)
+  bool three_d;
+  // Intersect: the two shapes, ball first. Closest point: the query's ball
+  // and the target. Points appear as their balls (circle, sphere).
+  ShapeKind first;
+  ShapeKind second;
+};
+
+inline constexpr std::array<WorkKindInfo, kWorkKinds> kWorkKindTable = {{
+    {WorkKind::kCircleCircle, "circle_circle", false, false, ShapeKind::kCircle,
+     ShapeKind::kCircle},
+    {WorkKind::kCircleRect, "circle_rect", false, false, ShapeKind::kCircle,
+     ShapeKind::kRect},
+    {WorkKind::kCircleRotatedRect, "circle_rotated_rect", false, false,
+     ShapeKind::kCircle, ShapeKind::kRotatedRect},
+    {WorkKind::kRectRect, "rect_rect", false, false, ShapeKind::kRect,
+     ShapeKind::kRect},
+    {WorkKind::kSphereSphere, "sphere_sphere", false, true, ShapeKind::kSphere,
+     ShapeKind::kSphere},
+    {WorkKind::kSphereBox, "sphere_box", false, true, ShapeKind::kSphere,
+     ShapeKind::kBox},
+    {WorkKind::kBoxBox, "box_box", false, true, ShapeKind::kBox,
+     ShapeKind::kBox},
+    {WorkKind::kClosestCircle, "closest_circle", true, false,
+     ShapeKind::kCircle, ShapeKind::kCircle},
+    {WorkKind::kClosestRect, "closest_rect", true, false, ShapeKind::kCircle,
+     ShapeKind::kRect},
+    {WorkKind::kClosestRotatedRect, "closest_rotated_rect", true, false,
+     ShapeKind::kCircle, ShapeKind::kRotatedRect},
+    {WorkKind::kClosestSphere, "closest_sphere", true, true, ShapeKind::kSphere,
+     ShapeKind::kSphere},
+    {WorkKind::kClosestBox, "closest_box", true, true, ShapeKind::kSphere,
+     ShapeKind::kBox},
+}};
+
+constexpr const WorkKindInfo& InfoOf(WorkKind kind) {
+  return kWorkKindTable[static_cast<int>(kind)];
+}
+// "circle_rect", "closest_box", ...
+constexpr const char* WorkKindName(WorkKind kind) { return InfoOf(kind).name; }
+
+namespace kinds_internal {
+// A point as its ball: point -> circle, point3 -> sphere.
+constexpr ShapeKind AsBall(ShapeKind k) {
+  if (k == ShapeKind::kPoint2) return ShapeKind::kCircle;
+  if (k == ShapeKind::kPoint3) return ShapeKind::kSphere;
+  return k;
+}
+constexpr std::optional<WorkKind> Find(bool closest, ShapeKind first,
+                                       ShapeKind second) {
+  for (const WorkKindInfo& info : kWorkKindTable) {
+    if (info.closest == closest && info.first == AsBall(first) &&
+        info.second == AsBall(second)) {
+      return info.kind;
+    }
+  }
+  return std::nullopt;
+}
+}  // namespace kinds_internal
+
+// The pairing of Intersect(a, b), in either order; nullopt when Intersect()
+// does not answer it: rect vs rotated rect, rotated rect vs rotated rect,
+// rect vs box and every 2D-3D pair.
+constexpr std::optional<WorkKind> IntersectWorkKind(ShapeKind a, ShapeKind b) {
+  if (!IsBall(a) && IsBall(b)) return kinds_internal::Find(false, b, a);
+  return kinds_internal::Find(false, a, b);
+}
+// The pairing of ClosestPoint(query, target); nullopt when the query is not
+// a ball or the dimensions differ.
+constexpr std::optional<WorkKind> ClosestWorkKind(ShapeKind query,
+                                                  ShapeKind target) {
+  if (!IsBall(query)) return std::nullopt;
+  return kinds_internal::Find(true, query, target);
+}
+
+// Which pairs Intersect() answers: any of point/circle against
+// point/circle/rect/rotated rect, rect against rect, any of point3/sphere
+// against point3/sphere/box, and box against box, in either order.
+// Rect-rotated rect, rotated rect-rotated rect and 2D-3D pairs are not.
+constexpr bool IsSupportedIntersectPair(ShapeKind a, ShapeKind b) {
+  return IntersectWorkKind(a, b).has_value();
+}
+// Queries are points or circles (2D) and points or spheres (3D); targets are
+// any shape of the same dimension.
+constexpr bool IsClosestPointQuery(ShapeKind k) { return IsBall(k); }
+constexpr bool IsSupportedClosestPointPair(ShapeKind query, ShapeKind target) {
+  return ClosestWorkKind(query, target).has_value();
+}
+
+}  // namespace collision
+
+#endif  // COLLISION_CORE_KINDS_H_
