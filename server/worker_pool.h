@@ -1,6 +1,6 @@
 // A fixed pool of compute threads, so gRPC's small callback pool only ever
-// receives and hands off (FINDINGS: reactions must stay short), and large
-// batches are split across every core.
+// receives and hands off (measured: reactions must stay short;
+// docs/references.md), and large batches are split across every core.
 #ifndef COLLISION_SERVER_WORKER_POOL_H_
 #define COLLISION_SERVER_WORKER_POOL_H_
 

@@ -25,7 +25,9 @@ void ComputeExpected(Item* item, bool exclusive);
 // Number of answers of `response` that differ from the expected ones (a
 // response of the wrong size counts every pair). Every answer must be equal,
 // closest points bit for bit (same conversion, kernels bit-identical to the
-// scalar reference).
+// scalar reference) except on a rectangle rotated by an angle, within 1e-5
+// relative: its sin/cos may differ in the last bits between the tool's CPU
+// and the server's (proto/README.md, "Exactness across machines").
 int64_t CountMismatches(const Item& item, const v1::IntersectResponse& r);
 int64_t CountMismatches(const Item& item, const v1::ClosestPointResponse& r);
 int64_t CountMismatches(const Item& item,

@@ -5,7 +5,7 @@
 //   circle_rotated/{simd_intersect, simd_closest, box2d_test_overlap,
 //                   box2d_distance, geos_distance_within, geos_distance}
 // Peer shapes and transforms are built once, outside the timed loop (their
-// construction costs more than the query; see FINDINGS.md).
+// construction costs more than the query; docs/references.md).
 #include <benchmark/benchmark.h>
 #include <box2d/b2_distance.h>
 #include <box2d/box2d.h>

@@ -19,7 +19,8 @@
 // bit-equal to it and may differ between targets (it uses fused multiply-add
 // where the target has it). Everything after the rotation is exact, so an
 // *Angle kernel equals the cos/sin kernel fed with RotationFromAngleColumns'
-// output, bit for bit.
+// output, bit for bit. (What this promises users: proto/README.md,
+// "Exactness across machines".)
 //
 // Normalised operands: the ball (point, circle, sphere) comes first; a point
 // is a ball of radius 0. Inputs are assumed valid as in shapes.h (finite,

@@ -5,7 +5,7 @@
 // Intersection of a circle (or point: radius 0) with a rectangle clamps the
 // centre into the rectangle (seed 000/001); for a rotated rectangle the centre
 // is first moved into the rectangle's local frame (seed 003/004). Spheres and
-// boxes use the same clamp per axis (seed 002).
+// boxes use the same clamp per axis (seed 002). The seeds: docs/references.md.
 #ifndef COLLISION_CORE_SCALAR_H_
 #define COLLISION_CORE_SCALAR_H_
 

@@ -69,7 +69,8 @@ struct Rotation {
 // exactly like the axis-aligned one. Other angles use float sin/cos.
 Rotation RotationFromAngle(float angle);
 
-// Rotated rectangle, in the parametrisation of seed 003: a w x h rectangle
+// Rotated rectangle, in the parametrisation of seed 003 (docs/references.md
+// describes the seeds): a w x h rectangle
 // whose local frame has its min corner at -pivot, so it spans
 // [-pivot.x, size.x - pivot.x] x [-pivot.y, size.y - pivot.y]. The local
 // frame is rotated by `rotation` about the pivot and the pivot is placed at
