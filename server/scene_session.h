@@ -30,8 +30,11 @@ class SceneSession {
 
   grpc::Status Precheck(const grpc::ByteBuffer& bytes);
   // Scene messages are applied on gRPC's thread in order: the scene is the
-  // stream's own state, and a message is a tick's worth of work.
-  bool ComputeInline(const Request&) const { return true; }
+  // stream's own state, and a message is a tick's worth of work (counted as
+  // no items: only the test hook sends them to the pool).
+  bool ComputeInline(const Request&) const {
+    return service_->ComputesInline(0);
+  }
   // Scene messages are always parsed.
   std::shared_ptr<wire::DecodedRequest> Decode(const grpc::ByteBuffer&) const {
     return nullptr;

@@ -175,6 +175,13 @@ grpc::Status CollisionServiceImpl::Precheck(
   return ToGrpc(s);  // counted by whoever answers it
 }
 
+grpc::Status CollisionServiceImpl::CheckCaller(
+    grpc::CallbackServerContext* context) const {
+  grpc::Status s = Authenticate(context);
+  if (s.ok()) s = CheckMetadata(context);
+  return s;
+}
+
 grpc::Status CollisionServiceImpl::Authenticate(
     grpc::CallbackServerContext* context) const {
   if (options_.tokens == nullptr) return grpc::Status::OK;
@@ -234,17 +241,15 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
       : service_(service),
         context_(context),
         method_(method),
-        start_(absl::Now()) {
+        start_(absl::Now()),
+        slot_(service, context->peer()) {
     service_->metrics_->CallStarted(method_, kUnary);
   }
 
-  // Takes an in-flight slot for `bytes` (see CollisionServiceImpl::Admit);
-  // `*why` is the answer when shed.
+  // Takes the call's in-flight slot for `bytes` (see
+  // CollisionServiceImpl::Admit); `*why` is the answer when shed.
   bool Admit(std::size_t bytes, grpc::Status* why) {
-    connection_ = context_->peer();
-    admitted_ = service_->Admit(bytes, connection_, why);
-    if (admitted_) bytes_ = bytes;
-    return admitted_;
+    return slot_.Take(bytes, why);
   }
 
   // `counted`: the rejection was already counted under its own reason.
@@ -253,10 +258,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   // OnDone.
   void Answer(const grpc::Status& s, bool counted = false,
               std::size_t answer_bytes = 0) {
-    if (admitted_) {
-      admitted_ = false;
-      service_->Release(bytes_, connection_);
-    }
+    slot_.Release();
     pending_bytes_ = static_cast<int64_t>(answer_bytes);
     ++service_->pending_answers_;
     service_->pending_answer_bytes_ += pending_bytes_;
@@ -310,10 +312,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   const absl::Time start_;
   grpc::StatusCode code_ = grpc::StatusCode::OK;
   bool no_message_ = false;
-  bool admitted_ = false;
   int64_t pending_bytes_ = 0;
-  std::string connection_;
-  std::size_t bytes_ = 0;
+  CollisionServiceImpl::Slot slot_;
 };
 
 namespace {
@@ -348,15 +348,11 @@ void CollisionServiceImpl::ServeDecoded(
     if (s.ok()) *response_bytes = BytesOf(std::move(bytes));
     reactor->Answer(s, /*counted=*/false, s.ok() ? size : 0);
   };
-  if (!options_.before_compute &&
-      decoded->items() <= options_.inline_max_items) {
+  if (ComputesInline(decoded->items())) {
     compute();
     return;
   }
-  pool_.Submit([this, context, compute] {
-    if (options_.before_compute) options_.before_compute(context);
-    compute();
-  });
+  SubmitCompute(context, compute);
 }
 
 template <typename Request, typename Response, typename Handler,
@@ -366,8 +362,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     grpc::ByteBuffer* response_bytes, const char* method, Handler handler,
     Decode decode) {
   auto* reactor = new UnaryCall(this, context, method);
-  grpc::Status early = Authenticate(context);
-  if (early.ok()) early = CheckMetadata(context);
+  grpc::Status early = CheckCaller(context);
   // gRPC runs the handler also when the call ended before its message
   // arrived (cancelled or expired during the upload, or half-closed with
   // none): those are not invalid requests.
@@ -422,15 +417,11 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     reactor->Answer(s, /*counted=*/false,
                     s.ok() ? response_bytes->Length() : 0);
   };
-  if (!options_.before_compute &&
-      ItemCount(*call->request) <= options_.inline_max_items) {
+  if (ComputesInline(ItemCount(*call->request))) {
     compute();
     return reactor;
   }
-  pool_.Submit([this, context, compute] {
-    if (options_.before_compute) options_.before_compute(context);
-    compute();
-  });
+  SubmitCompute(context, compute);
   return reactor;
 }
 
@@ -490,7 +481,7 @@ struct QueryStreamSession {
   }
 
   bool ComputeInline(const Request& request) const {
-    return Items(request) <= service->options().inline_max_items;
+    return service->ComputesInline(Items(request));
   }
 
   static std::size_t Items(const Request& request) {

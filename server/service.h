@@ -155,6 +155,57 @@ class CollisionServiceImpl final : public RawCollisionService {
   bool Admit(std::size_t bytes, const std::string& connection,
              grpc::Status* why);
   void Release(std::size_t bytes, const std::string& connection);
+
+  // The call lifecycle, written once for unary calls and stream messages:
+  //   CheckCaller       when the call starts (token, then metadata size);
+  //   Slot::Take        per message, before it is parsed (Admit);
+  //   ComputesInline    on the receiving thread, or SubmitCompute to the pool;
+  //   Slot::Release     once its answer is handed on.
+  //
+  // OK, or the answer to a call that may not be served at all.
+  grpc::Status CheckCaller(grpc::CallbackServerContext* context) const;
+
+  // One message's in-flight slot on one connection. Released at most once;
+  // the owner releases it (a destructor could run on a thread gRPC has
+  // already let go of).
+  class Slot {
+   public:
+    Slot(CollisionServiceImpl* service, std::string connection)
+        : service_(service), connection_(std::move(connection)) {}
+    // False, with the answer in `*why`, when the server sheds the message.
+    bool Take(std::size_t bytes, grpc::Status* why) {
+      held_ = service_->Admit(bytes, connection_, why);
+      bytes_ = held_ ? bytes : 0;
+      return held_;
+    }
+    void Release() {
+      if (!held_) return;
+      held_ = false;
+      service_->Release(bytes_, connection_);
+    }
+
+   private:
+    CollisionServiceImpl* const service_;
+    const std::string connection_;
+    std::size_t bytes_ = 0;
+    bool held_ = false;
+  };
+
+  // Whether a message of `items` items is computed on the thread that
+  // received it (a hand-off to the pool costs more than small work) rather
+  // than on the worker pool. A test hook (before_compute) sends all to the
+  // pool.
+  bool ComputesInline(std::size_t items) const {
+    return !options_.before_compute && items <= options_.inline_max_items;
+  }
+  // Runs `work` on the worker pool, after the test hook when one is set.
+  template <typename Work>
+  void SubmitCompute(grpc::CallbackServerContext* context, Work work) {
+    pool_.Submit([this, context, work] {
+      if (options_.before_compute) options_.before_compute(context);
+      work();
+    });
+  }
   // OK, or RESOURCE_EXHAUSTED when the call's metadata is over the limit.
   grpc::Status CheckMetadata(grpc::CallbackServerContext* context) const;
   grpc::Status Overloaded() const;

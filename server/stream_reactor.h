@@ -64,9 +64,8 @@ class StreamReactor final
         start_(absl::Now()),
         session_(service, context) {
     service_->metrics_->CallStarted(Session::kMethod, kBidiStream);
-    grpc::Status early = service_->Authenticate(context);
-    if (early.ok()) early = service_->CheckMetadata(context);
-    if (!early.ok()) {
+    if (const grpc::Status early = service_->CheckCaller(context);
+        !early.ok()) {
       End(early);
       return;
     }
@@ -112,7 +111,7 @@ class StreamReactor final
     if (std::shared_ptr<wire::DecodedRequest> decoded =
             session_.Decode(request_bytes_)) {
       request_bytes_.Clear();
-      Compute(decoded->items() <= service_->options_.inline_max_items,
+      Compute(service_->ComputesInline(decoded->items()),
               [this, decoded] { Serve(*decoded); });
       return;
     }
@@ -178,21 +177,15 @@ class StreamReactor final
   // The in-flight slot of the message in hand, held from its admission
   // until its answer is handed to the transport.
   bool AdmitMessage(grpc::Status* why) {
-    held_bytes_ = request_bytes_.Length();
-    admitted_ = service_->Admit(held_bytes_, connection_, why);
-    return admitted_;
+    return slot_.Take(request_bytes_.Length(), why);
   }
-  void ReleaseMessage() {
-    if (!admitted_) return;
-    admitted_ = false;
-    service_->Release(held_bytes_, connection_);
-  }
+  void ReleaseMessage() { slot_.Release(); }
 
   // Runs `work` (which ends by writing the answer) right here when
-  // `inline_ok`, else on the worker pool.
+  // `inline_ok` (CollisionServiceImpl::ComputesInline), else on the pool.
   template <typename Work>
   void Compute(bool inline_ok, Work work) {
-    if (!service_->options_.before_compute && inline_ok) {
+    if (inline_ok) {
       work();
       return;
     }
@@ -204,10 +197,7 @@ class StreamReactor final
       std::lock_guard<std::mutex> lock(mu_);
       ++computing_;
     }
-    service_->pool_.Submit([this, work] {
-      if (service_->options_.before_compute) {
-        service_->options_.before_compute(context_);
-      }
+    service_->SubmitCompute(context_, [this, work] {
       work();
       bool over;
       {
@@ -361,9 +351,8 @@ class StreamReactor final
   grpc::ByteBuffer request_bytes_;
   grpc::ByteBuffer response_bytes_;
   std::unique_ptr<Call> call_;  // the message being handled
-  bool admitted_ = false;       // holds an in-flight slot
-  std::size_t held_bytes_ = 0;
-  const std::string connection_ = context_->peer();
+  // The in-flight slot of the message in hand.
+  CollisionServiceImpl::Slot slot_{service_, context_->peer()};
   // The reactor is deleted when OnDone, the age timer and any worker
   // computing a message have all let go.
   std::atomic<int> refs_{1};
