@@ -45,8 +45,8 @@ struct OnCircle {
     return ClosestPointOnCircle(p.q.center, p.q.radius, p.t, kB);
   }
   static void Simd(const Soa& s, size_t n, const simd::ClosestPointOutputs& o) {
-    simd::ClosestPointOnCircle({s[0], s[1], s[2]}, {s[3], s[4], s[5]}, n, kB,
-                               o);
+    simd::ClosestPointOnCircleColumns({s[0], s[1], s[2]}, {s[3], s[4], s[5]}, n,
+                                      kB, o);
   }
 };
 
@@ -67,8 +67,8 @@ struct OnRect {
     return ClosestPointOnRect(p.q.center, p.q.radius, p.t, kB);
   }
   static void Simd(const Soa& s, size_t n, const simd::ClosestPointOutputs& o) {
-    simd::ClosestPointOnRect({s[0], s[1], s[2]}, {s[3], s[4], s[5], s[6]}, n,
-                             kB, o);
+    simd::ClosestPointOnRectColumns({s[0], s[1], s[2]},
+                                    {s[3], s[4], s[5], s[6]}, n, kB, o);
   }
 };
 
@@ -94,7 +94,7 @@ struct OnRotated {
     return ClosestPointOnRotatedRect(p.q.center, p.q.radius, p.t, kB);
   }
   static void Simd(const Soa& s, size_t n, const simd::ClosestPointOutputs& o) {
-    simd::ClosestPointOnRotatedRect(
+    simd::ClosestPointOnRotatedRectColumns(
         {s[0], s[1], s[2]}, {s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]},
         n, kB, o);
   }
@@ -116,8 +116,8 @@ struct OnSphere {
     return ClosestPointOnSphere(p.q.center, p.q.radius, p.t, kB);
   }
   static void Simd(const Soa& s, size_t n, const simd::ClosestPointOutputs& o) {
-    simd::ClosestPointOnSphere({s[0], s[1], s[2], s[3]},
-                               {s[4], s[5], s[6], s[7]}, n, kB, o);
+    simd::ClosestPointOnSphereColumns({s[0], s[1], s[2], s[3]},
+                                      {s[4], s[5], s[6], s[7]}, n, kB, o);
   }
 };
 
@@ -138,8 +138,9 @@ struct OnBox {
     return ClosestPointOnBox(p.q.center, p.q.radius, p.t, kB);
   }
   static void Simd(const Soa& s, size_t n, const simd::ClosestPointOutputs& o) {
-    simd::ClosestPointOnBox({s[0], s[1], s[2], s[3]},
-                            {s[4], s[5], s[6], s[7], s[8], s[9]}, n, kB, o);
+    simd::ClosestPointOnBoxColumns({s[0], s[1], s[2], s[3]},
+                                   {s[4], s[5], s[6], s[7], s[8], s[9]}, n, kB,
+                                   o);
   }
 };
 

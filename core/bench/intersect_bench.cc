@@ -46,8 +46,8 @@ struct CircleCircle {
     return dx * dx + dy * dy <= r * r;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectCircleCircle({s[0], s[1], s[2]}, {s[3], s[4], s[5]}, n, kB,
-                                o);
+    simd::IntersectCircleCircleColumns({s[0], s[1], s[2]}, {s[3], s[4], s[5]},
+                                       n, kB, o);
   }
 };
 
@@ -72,8 +72,8 @@ struct CircleRect {
     return dx * dx + dy * dy <= p.a.radius * p.a.radius;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectCircleRect({s[0], s[1], s[2]}, {s[3], s[4], s[5], s[6]}, n,
-                              kB, o);
+    simd::IntersectCircleRectColumns({s[0], s[1], s[2]},
+                                     {s[3], s[4], s[5], s[6]}, n, kB, o);
   }
 };
 
@@ -108,7 +108,7 @@ struct CircleRotated {
     return dx * dx + dy * dy <= p.a.radius * p.a.radius;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectCircleRotatedRect(
+    simd::IntersectCircleRotatedRectColumns(
         {s[0], s[1], s[2]}, {s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]},
         n, kB, o);
   }
@@ -133,8 +133,8 @@ struct RectRect {
            p.a.min.y <= p.b.max.y && p.b.min.y <= p.a.max.y;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectRectRect({s[0], s[1], s[2], s[3]}, {s[4], s[5], s[6], s[7]},
-                            n, kB, o);
+    simd::IntersectRectRectColumns({s[0], s[1], s[2], s[3]},
+                                   {s[4], s[5], s[6], s[7]}, n, kB, o);
   }
 };
 
@@ -160,8 +160,8 @@ struct SphereSphere {
     return dx * dx + dy * dy + dz * dz <= r * r;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectSphereSphere({s[0], s[1], s[2], s[3]},
-                                {s[4], s[5], s[6], s[7]}, n, kB, o);
+    simd::IntersectSphereSphereColumns({s[0], s[1], s[2], s[3]},
+                                       {s[4], s[5], s[6], s[7]}, n, kB, o);
   }
 };
 
@@ -188,8 +188,9 @@ struct SphereBox {
     return dx * dx + dy * dy + dz * dz <= p.a.radius * p.a.radius;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectSphereBox({s[0], s[1], s[2], s[3]},
-                             {s[4], s[5], s[6], s[7], s[8], s[9]}, n, kB, o);
+    simd::IntersectSphereBoxColumns({s[0], s[1], s[2], s[3]},
+                                    {s[4], s[5], s[6], s[7], s[8], s[9]}, n, kB,
+                                    o);
   }
 };
 
@@ -213,8 +214,9 @@ struct BoxBox {
            p.a.min.z <= p.b.max.z && p.b.min.z <= p.a.max.z;
   }
   static void Simd(const Soa& s, size_t n, const simd::IntersectOutputs& o) {
-    simd::IntersectBoxBox({s[0], s[1], s[2], s[3], s[4], s[5]},
-                          {s[6], s[7], s[8], s[9], s[10], s[11]}, n, kB, o);
+    simd::IntersectBoxBoxColumns({s[0], s[1], s[2], s[3], s[4], s[5]},
+                                 {s[6], s[7], s[8], s[9], s[10], s[11]}, n, kB,
+                                 o);
   }
 };
 
@@ -337,7 +339,7 @@ void RegisterAngle() {
                   std::vector<Relation> rel(n);
                   std::vector<float> sep(n);
                   for (auto _ : state) {
-                    simd::IntersectCircleRotatedRectAngle(
+                    simd::IntersectCircleRotatedRectAngleColumns(
                         {s[0], s[1], s[2]},
                         {s[3], s[4], s[5], s[6], s[7], s[8], s[9]}, n, kB,
                         {nullptr, bits.data(), rel.data(), sep.data()});

@@ -73,9 +73,9 @@ void BM_SphereBoxSimdIntersect(benchmark::State& state) {
   std::vector<Relation> rel(kPairs);
   std::vector<float> sep(kPairs);
   for (auto _ : state) {
-    simd::IntersectSphereBox({s[0], s[1], s[2], s[3]},
-                             {s[4], s[5], s[6], s[7], s[8], s[9]}, kPairs, kB,
-                             {nullptr, bits.data(), rel.data(), sep.data()});
+    simd::IntersectSphereBoxColumns(
+        {s[0], s[1], s[2], s[3]}, {s[4], s[5], s[6], s[7], s[8], s[9]}, kPairs,
+        kB, {nullptr, bits.data(), rel.data(), sep.data()});
     benchmark::ClobberMemory();
   }
   Done(state);
@@ -90,9 +90,9 @@ void BM_SphereBoxSimdClosest(benchmark::State& state) {
                                     f[6].data(), f[7].data(),  f[8].data(),
                                     f[9].data(), f[10].data(), inside.data()};
   for (auto _ : state) {
-    simd::ClosestPointOnBox({s[0], s[1], s[2], s[3]},
-                            {s[4], s[5], s[6], s[7], s[8], s[9]}, kPairs, kB,
-                            o);
+    simd::ClosestPointOnBoxColumns({s[0], s[1], s[2], s[3]},
+                                   {s[4], s[5], s[6], s[7], s[8], s[9]}, kPairs,
+                                   kB, o);
     benchmark::ClobberMemory();
   }
   Done(state);
@@ -192,7 +192,7 @@ void BM_RotatedSimdIntersect(benchmark::State& state) {
   std::vector<Relation> rel(kPairs);
   std::vector<float> sep(kPairs);
   for (auto _ : state) {
-    simd::IntersectCircleRotatedRect(
+    simd::IntersectCircleRotatedRectColumns(
         {s[0], s[1], s[2]}, {s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]},
         kPairs, kB, {nullptr, bits.data(), rel.data(), sep.data()});
     benchmark::ClobberMemory();
@@ -209,7 +209,7 @@ void BM_RotatedSimdClosest(benchmark::State& state) {
                                     f[6].data(), f[7].data(),  f[8].data(),
                                     f[9].data(), f[10].data(), inside.data()};
   for (auto _ : state) {
-    simd::ClosestPointOnRotatedRect(
+    simd::ClosestPointOnRotatedRectColumns(
         {s[0], s[1], s[2]}, {s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]},
         kPairs, kB, o);
     benchmark::ClobberMemory();

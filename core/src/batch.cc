@@ -224,28 +224,28 @@ void RunIntersectGroup(size_t g, float* const* c, size_t n, Boundary boundary,
   const simd::BallColumns3 b3{c[0], c[1], c[2], c[3]};
   switch (g) {
     case kCC:
-      return simd::IntersectCircleCircle(b2, {c[3], c[4], c[5]}, n, boundary,
-                                         out);
+      return simd::IntersectCircleCircleColumns(b2, {c[3], c[4], c[5]}, n,
+                                                boundary, out);
     case kCR:
-      return simd::IntersectCircleRect(b2, {c[3], c[4], c[5], c[6]}, n,
-                                       boundary, out);
+      return simd::IntersectCircleRectColumns(b2, {c[3], c[4], c[5], c[6]}, n,
+                                              boundary, out);
     case kCRR:
-      return simd::IntersectCircleRotatedRect(
+      return simd::IntersectCircleRotatedRectColumns(
           b2, {c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]}, n, boundary,
           out);
     case kRR:
-      return simd::IntersectRectRect(
+      return simd::IntersectRectRectColumns(
           {c[0], c[1], c[2], c[3]}, {c[4], c[5], c[6], c[7]}, n, boundary, out);
     case kSS:
-      return simd::IntersectSphereSphere(b3, {c[4], c[5], c[6], c[7]}, n,
-                                         boundary, out);
+      return simd::IntersectSphereSphereColumns(b3, {c[4], c[5], c[6], c[7]}, n,
+                                                boundary, out);
     case kSB:
-      return simd::IntersectSphereBox(b3, {c[4], c[5], c[6], c[7], c[8], c[9]},
-                                      n, boundary, out);
+      return simd::IntersectSphereBoxColumns(
+          b3, {c[4], c[5], c[6], c[7], c[8], c[9]}, n, boundary, out);
     case kBB:
-      return simd::IntersectBoxBox({c[0], c[1], c[2], c[3], c[4], c[5]},
-                                   {c[6], c[7], c[8], c[9], c[10], c[11]}, n,
-                                   boundary, out);
+      return simd::IntersectBoxBoxColumns(
+          {c[0], c[1], c[2], c[3], c[4], c[5]},
+          {c[6], c[7], c[8], c[9], c[10], c[11]}, n, boundary, out);
   }
 }
 
@@ -349,21 +349,21 @@ void RunClosestGroup(size_t g, float* const* c, size_t n, Boundary boundary,
   const simd::BallColumns3 q3{c[0], c[1], c[2], c[3]};
   switch (g) {
     case kOnCircle:
-      return simd::ClosestPointOnCircle(q2, {c[3], c[4], c[5]}, n, boundary,
-                                        out);
+      return simd::ClosestPointOnCircleColumns(q2, {c[3], c[4], c[5]}, n,
+                                               boundary, out);
     case kOnRect:
-      return simd::ClosestPointOnRect(q2, {c[3], c[4], c[5], c[6]}, n, boundary,
-                                      out);
+      return simd::ClosestPointOnRectColumns(q2, {c[3], c[4], c[5], c[6]}, n,
+                                             boundary, out);
     case kOnRotated:
-      return simd::ClosestPointOnRotatedRect(
+      return simd::ClosestPointOnRotatedRectColumns(
           q2, {c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]}, n, boundary,
           out);
     case kOnSphere:
-      return simd::ClosestPointOnSphere(q3, {c[4], c[5], c[6], c[7]}, n,
-                                        boundary, out);
+      return simd::ClosestPointOnSphereColumns(q3, {c[4], c[5], c[6], c[7]}, n,
+                                               boundary, out);
     case kOnBox:
-      return simd::ClosestPointOnBox(q3, {c[4], c[5], c[6], c[7], c[8], c[9]},
-                                     n, boundary, out);
+      return simd::ClosestPointOnBoxColumns(
+          q3, {c[4], c[5], c[6], c[7], c[8], c[9]}, n, boundary, out);
   }
 }
 

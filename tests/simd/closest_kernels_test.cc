@@ -75,7 +75,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::ClosestPointOutputs& o) {
-                   simd::ClosestPointOnCircle(c.B2(0), c.B2(3), n, b, o);
+                   simd::ClosestPointOnCircleColumns(c.B2(0), c.B2(3), n, b, o);
                  }});
     s.push_back({"OnRect", 7, false,
                  [](Gen& g, Columns& c, ClosestPointResult* both) {
@@ -85,7 +85,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::ClosestPointOutputs& o) {
-                   simd::ClosestPointOnRect(c.B2(0), c.R(3), n, b, o);
+                   simd::ClosestPointOnRectColumns(c.B2(0), c.R(3), n, b, o);
                  }});
     s.push_back({"OnRotatedRect", 11, false,
                  [](Gen& g, Columns& c, ClosestPointResult* both) {
@@ -95,7 +95,8 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::ClosestPointOutputs& o) {
-                   simd::ClosestPointOnRotatedRect(c.B2(0), c.RR(3), n, b, o);
+                   simd::ClosestPointOnRotatedRectColumns(c.B2(0), c.RR(3), n,
+                                                          b, o);
                  }});
     s.push_back({"OnSphere", 8, true,
                  [](Gen& g, Columns& c, ClosestPointResult* both) {
@@ -105,7 +106,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::ClosestPointOutputs& o) {
-                   simd::ClosestPointOnSphere(c.B3(0), c.B3(4), n, b, o);
+                   simd::ClosestPointOnSphereColumns(c.B3(0), c.B3(4), n, b, o);
                  }});
     s.push_back({"OnBox", 10, true,
                  [](Gen& g, Columns& c, ClosestPointResult* both) {
@@ -115,7 +116,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::ClosestPointOutputs& o) {
-                   simd::ClosestPointOnBox(c.B3(0), c.X(4), n, b, o);
+                   simd::ClosestPointOnBoxColumns(c.B3(0), c.X(4), n, b, o);
                  }});
     return s;
   }();
@@ -251,7 +252,8 @@ TEST_P(SimdClosestPointTest, CoincidentCentresGivePlusXNormal) {
   uint8_t inside;
   simd::ClosestPointOutputs o{v,     v + 1, v + 2, v + 3, v + 4,  v + 5,
                               v + 6, v + 7, v + 8, v + 9, v + 10, &inside};
-  simd::ClosestPointOnCircle(c.B2(0), c.B2(3), 1, Boundary::kExclusive, o);
+  simd::ClosestPointOnCircleColumns(c.B2(0), c.B2(3), 1, Boundary::kExclusive,
+                                    o);
   EXPECT_EQ(v[6], 1.0f);
   EXPECT_TRUE(BitEq(v[7], 0.0f));
   EXPECT_EQ(v[9], -2.0f);
@@ -268,7 +270,8 @@ TEST_P(SimdClosestPointTest, UnderflowingOffsetStillGivesAUnitNormal) {
   uint8_t inside;
   simd::ClosestPointOutputs o{v,     v + 1, v + 2, v + 3, v + 4,  v + 5,
                               v + 6, v + 7, v + 8, v + 9, v + 10, &inside};
-  simd::ClosestPointOnSphere(c.B3(0), c.B3(4), 1, Boundary::kInclusive, o);
+  simd::ClosestPointOnSphereColumns(c.B3(0), c.B3(4), 1, Boundary::kInclusive,
+                                    o);
   const ClosestPointResult want = ClosestPointOnSphere(
       {1e-23f, 0.0f, -3e-23f}, 0.0f, Sphere{}, Boundary::kInclusive);
   EXPECT_TRUE(BitEq(v[6], want.normal.x));

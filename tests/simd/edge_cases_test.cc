@@ -51,7 +51,7 @@ Relation CircleRect(const Circle& a, const Rect& b, Boundary boundary) {
       a, b, &Columns::RectShape, 7,
       [](const Columns& c, size_t n, Boundary bd,
          const simd::IntersectOutputs& o) {
-        simd::IntersectCircleRect(c.B2(0), c.R(3), n, bd, o);
+        simd::IntersectCircleRectColumns(c.B2(0), c.R(3), n, bd, o);
       },
       IntersectCircleRect, boundary);
 }
@@ -62,7 +62,7 @@ Relation CircleRotated(const Circle& a, const RotatedRect& b,
       a, b, &Columns::Rotated, 11,
       [](const Columns& c, size_t n, Boundary bd,
          const simd::IntersectOutputs& o) {
-        simd::IntersectCircleRotatedRect(c.B2(0), c.RR(3), n, bd, o);
+        simd::IntersectCircleRotatedRectColumns(c.B2(0), c.RR(3), n, bd, o);
       },
       IntersectCircleRotatedRect, boundary);
 }

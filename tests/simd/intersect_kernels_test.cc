@@ -82,7 +82,8 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::IntersectOutputs& o) {
-                   simd::IntersectCircleCircle(c.B2(0), c.B2(3), n, b, o);
+                   simd::IntersectCircleCircleColumns(c.B2(0), c.B2(3), n, b,
+                                                      o);
                  }});
     s.push_back({"CircleRect", 7,
                  [](Gen& g, Columns& c, IntersectResult* both) {
@@ -91,18 +92,18 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::IntersectOutputs& o) {
-                   simd::IntersectCircleRect(c.B2(0), c.R(3), n, b, o);
+                   simd::IntersectCircleRectColumns(c.B2(0), c.R(3), n, b, o);
                  }});
-    s.push_back({"CircleRotatedRect", 11,
-                 [](Gen& g, Columns& c, IntersectResult* both) {
-                   DrawWith(c, g.Ball2(), g.Rotated(), &Columns::Ball2,
-                            &Columns::Rotated, IntersectCircleRotatedRect,
-                            both);
-                 },
-                 [](const Columns& c, size_t n, Boundary b,
-                    const simd::IntersectOutputs& o) {
-                   simd::IntersectCircleRotatedRect(c.B2(0), c.RR(3), n, b, o);
-                 }});
+    s.push_back(
+        {"CircleRotatedRect", 11,
+         [](Gen& g, Columns& c, IntersectResult* both) {
+           DrawWith(c, g.Ball2(), g.Rotated(), &Columns::Ball2,
+                    &Columns::Rotated, IntersectCircleRotatedRect, both);
+         },
+         [](const Columns& c, size_t n, Boundary b,
+            const simd::IntersectOutputs& o) {
+           simd::IntersectCircleRotatedRectColumns(c.B2(0), c.RR(3), n, b, o);
+         }});
     s.push_back({"RectRect", 8,
                  [](Gen& g, Columns& c, IntersectResult* both) {
                    DrawWith(c, g.RectShape(), g.RectShape(),
@@ -111,7 +112,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::IntersectOutputs& o) {
-                   simd::IntersectRectRect(c.R(0), c.R(4), n, b, o);
+                   simd::IntersectRectRectColumns(c.R(0), c.R(4), n, b, o);
                  }});
     s.push_back({"SphereSphere", 8,
                  [](Gen& g, Columns& c, IntersectResult* both) {
@@ -120,7 +121,8 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::IntersectOutputs& o) {
-                   simd::IntersectSphereSphere(c.B3(0), c.B3(4), n, b, o);
+                   simd::IntersectSphereSphereColumns(c.B3(0), c.B3(4), n, b,
+                                                      o);
                  }});
     s.push_back({"SphereBox", 10,
                  [](Gen& g, Columns& c, IntersectResult* both) {
@@ -129,7 +131,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::IntersectOutputs& o) {
-                   simd::IntersectSphereBox(c.B3(0), c.X(4), n, b, o);
+                   simd::IntersectSphereBoxColumns(c.B3(0), c.X(4), n, b, o);
                  }});
     s.push_back({"BoxBox", 12,
                  [](Gen& g, Columns& c, IntersectResult* both) {
@@ -138,7 +140,7 @@ const std::vector<KindSpec>& Specs() {
                  },
                  [](const Columns& c, size_t n, Boundary b,
                     const simd::IntersectOutputs& o) {
-                   simd::IntersectBoxBox(c.X(0), c.X(6), n, b, o);
+                   simd::IntersectBoxBoxColumns(c.X(0), c.X(6), n, b, o);
                  }});
     return s;
   }();

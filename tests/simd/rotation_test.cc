@@ -121,8 +121,8 @@ TEST_P(SimdRotationTest, AngleKernelEqualsScalarFedWithTheKernelRotation) {
   for (int bi = 0; bi < 2; ++bi) {
     const Boundary boundary = static_cast<Boundary>(bi);
     Answers got(n);
-    simd::IntersectCircleRotatedRectAngle(c.Ball(), c.Rect(), n, boundary,
-                                          got.Outputs());
+    simd::IntersectCircleRotatedRectAngleColumns(c.Ball(), c.Rect(), n,
+                                                 boundary, got.Outputs());
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
       RotatedRect r;
@@ -150,8 +150,8 @@ TEST_P(SimdRotationTest, AngleKernelOnQuarterTurnsEqualsTheFullScalarPath) {
   for (int bi = 0; bi < 2; ++bi) {
     const Boundary boundary = static_cast<Boundary>(bi);
     Answers got(n);
-    simd::IntersectCircleRotatedRectAngle(c.Ball(), c.Rect(), n, boundary,
-                                          got.Outputs());
+    simd::IntersectCircleRotatedRectAngleColumns(c.Ball(), c.Rect(), n,
+                                                 boundary, got.Outputs());
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
       RotatedRect r;

@@ -85,42 +85,45 @@ void IntersectChunk(const v1::IntersectColumnGroup& g, std::size_t o,
   const float* z = Zeros();
   switch (g.pairs_case()) {
     case v1::IntersectColumnGroup::kCircleCircle:
-      simd::IntersectCircleCircle(Ball2(g.circle_circle().a(), o, z),
-                                  Ball2(g.circle_circle().b(), o, z), m,
-                                  boundary, out);
+      simd::IntersectCircleCircleColumns(Ball2(g.circle_circle().a(), o, z),
+                                         Ball2(g.circle_circle().b(), o, z), m,
+                                         boundary, out);
       break;
     case v1::IntersectColumnGroup::kCircleRect:
-      simd::IntersectCircleRect(Ball2(g.circle_rect().a(), o, z),
-                                Rect(g.circle_rect().b(), o, z), m, boundary,
-                                out);
+      simd::IntersectCircleRectColumns(Ball2(g.circle_rect().a(), o, z),
+                                       Rect(g.circle_rect().b(), o, z), m,
+                                       boundary, out);
       break;
     case v1::IntersectColumnGroup::kCircleRotatedRect: {
       const auto& r = g.circle_rotated_rect();
       if (!r.b().angle().empty()) {
-        simd::IntersectCircleRotatedRectAngle(
+        simd::IntersectCircleRotatedRectAngleColumns(
             Ball2(r.a(), o, z), RotatedAngle(r.b(), o, z), m, boundary, out);
       } else {
-        simd::IntersectCircleRotatedRect(
+        simd::IntersectCircleRotatedRectColumns(
             Ball2(r.a(), o, z), Rotated(r.b(), o, z), m, boundary, out);
       }
       break;
     }
     case v1::IntersectColumnGroup::kRectRect:
-      simd::IntersectRectRect(Rect(g.rect_rect().a(), o, z),
-                              Rect(g.rect_rect().b(), o, z), m, boundary, out);
+      simd::IntersectRectRectColumns(Rect(g.rect_rect().a(), o, z),
+                                     Rect(g.rect_rect().b(), o, z), m, boundary,
+                                     out);
       break;
     case v1::IntersectColumnGroup::kSphereSphere:
-      simd::IntersectSphereSphere(Ball3(g.sphere_sphere().a(), o, z),
-                                  Ball3(g.sphere_sphere().b(), o, z), m,
-                                  boundary, out);
+      simd::IntersectSphereSphereColumns(Ball3(g.sphere_sphere().a(), o, z),
+                                         Ball3(g.sphere_sphere().b(), o, z), m,
+                                         boundary, out);
       break;
     case v1::IntersectColumnGroup::kSphereBox:
-      simd::IntersectSphereBox(Ball3(g.sphere_box().a(), o, z),
-                               Box(g.sphere_box().b(), o, z), m, boundary, out);
+      simd::IntersectSphereBoxColumns(Ball3(g.sphere_box().a(), o, z),
+                                      Box(g.sphere_box().b(), o, z), m,
+                                      boundary, out);
       break;
     case v1::IntersectColumnGroup::kBoxBox:
-      simd::IntersectBoxBox(Box(g.box_box().a(), o, z),
-                            Box(g.box_box().b(), o, z), m, boundary, out);
+      simd::IntersectBoxBoxColumns(Box(g.box_box().a(), o, z),
+                                   Box(g.box_box().b(), o, z), m, boundary,
+                                   out);
       break;
     default:
       break;
@@ -140,12 +143,13 @@ void ClosestChunk(const v1::ClosestPointColumnGroup& g, std::size_t o,
   const float* z = Zeros();
   switch (g.targets_case()) {
     case v1::ClosestPointColumnGroup::kCircles:
-      simd::ClosestPointOnCircle(Ball2(g.queries2(), o, z),
-                                 Ball2(g.circles(), o, z), m, boundary, out);
+      simd::ClosestPointOnCircleColumns(Ball2(g.queries2(), o, z),
+                                        Ball2(g.circles(), o, z), m, boundary,
+                                        out);
       break;
     case v1::ClosestPointColumnGroup::kRects:
-      simd::ClosestPointOnRect(Ball2(g.queries2(), o, z), Rect(g.rects(), o, z),
-                               m, boundary, out);
+      simd::ClosestPointOnRectColumns(Ball2(g.queries2(), o, z),
+                                      Rect(g.rects(), o, z), m, boundary, out);
       break;
     case v1::ClosestPointColumnGroup::kRotatedRects: {
       const v1::RotatedRectColumns& r = g.rotated_rects();
@@ -158,21 +162,22 @@ void ClosestChunk(const v1::ClosestPointColumnGroup& g, std::size_t o,
         simd::RotatedRectColumns cols = Rotated(r, o, z);
         cols.cos = cs.data();
         cols.sin = cs.data() + kChunk;
-        simd::ClosestPointOnRotatedRect(Ball2(g.queries2(), o, z), cols, m,
-                                        boundary, out);
+        simd::ClosestPointOnRotatedRectColumns(Ball2(g.queries2(), o, z), cols,
+                                               m, boundary, out);
       } else {
-        simd::ClosestPointOnRotatedRect(Ball2(g.queries2(), o, z),
-                                        Rotated(r, o, z), m, boundary, out);
+        simd::ClosestPointOnRotatedRectColumns(
+            Ball2(g.queries2(), o, z), Rotated(r, o, z), m, boundary, out);
       }
       break;
     }
     case v1::ClosestPointColumnGroup::kSpheres:
-      simd::ClosestPointOnSphere(Ball3(g.queries3(), o, z),
-                                 Ball3(g.spheres(), o, z), m, boundary, out);
+      simd::ClosestPointOnSphereColumns(Ball3(g.queries3(), o, z),
+                                        Ball3(g.spheres(), o, z), m, boundary,
+                                        out);
       break;
     case v1::ClosestPointColumnGroup::kBoxes:
-      simd::ClosestPointOnBox(Ball3(g.queries3(), o, z), Box(g.boxes(), o, z),
-                              m, boundary, out);
+      simd::ClosestPointOnBoxColumns(Ball3(g.queries3(), o, z),
+                                     Box(g.boxes(), o, z), m, boundary, out);
       break;
     default:
       break;

@@ -100,35 +100,36 @@ void IntersectRun(Family qf, const float* const* q, Family ef,
   switch (qf) {
     case Family::kBall2:
       if (ef == Family::kBall2) {
-        simd::IntersectCircleCircle(Ball2(q), Ball2(e), n, b, out);
+        simd::IntersectCircleCircleColumns(Ball2(q), Ball2(e), n, b, out);
       } else if (ef == Family::kRect) {
-        simd::IntersectCircleRect(Ball2(q), Rect4(e), n, b, out);
+        simd::IntersectCircleRectColumns(Ball2(q), Rect4(e), n, b, out);
       } else {
-        simd::IntersectCircleRotatedRect(Ball2(q), Rotated(e), n, b, out);
+        simd::IntersectCircleRotatedRectColumns(Ball2(q), Rotated(e), n, b,
+                                                out);
       }
       return;
     case Family::kRect:
       if (ef == Family::kBall2) {
-        simd::IntersectCircleRect(Ball2(e), Rect4(q), n, b, out);
+        simd::IntersectCircleRectColumns(Ball2(e), Rect4(q), n, b, out);
       } else {
-        simd::IntersectRectRect(Rect4(q), Rect4(e), n, b, out);
+        simd::IntersectRectRectColumns(Rect4(q), Rect4(e), n, b, out);
       }
       return;
     case Family::kRotatedRect:
-      simd::IntersectCircleRotatedRect(Ball2(e), Rotated(q), n, b, out);
+      simd::IntersectCircleRotatedRectColumns(Ball2(e), Rotated(q), n, b, out);
       return;
     case Family::kBall3:
       if (ef == Family::kBall3) {
-        simd::IntersectSphereSphere(Ball3(q), Ball3(e), n, b, out);
+        simd::IntersectSphereSphereColumns(Ball3(q), Ball3(e), n, b, out);
       } else {
-        simd::IntersectSphereBox(Ball3(q), Box6(e), n, b, out);
+        simd::IntersectSphereBoxColumns(Ball3(q), Box6(e), n, b, out);
       }
       return;
     case Family::kBox:
       if (ef == Family::kBall3) {
-        simd::IntersectSphereBox(Ball3(e), Box6(q), n, b, out);
+        simd::IntersectSphereBoxColumns(Ball3(e), Box6(q), n, b, out);
       } else {
-        simd::IntersectBoxBox(Box6(q), Box6(e), n, b, out);
+        simd::IntersectBoxBoxColumns(Box6(q), Box6(e), n, b, out);
       }
       return;
   }
@@ -139,16 +140,16 @@ void ClosestPointRun(Family qf, const float* const* q, Family ef,
                      const simd::ClosestPointOutputs& out) {
   if (qf == Family::kBall2) {
     if (ef == Family::kBall2) {
-      simd::ClosestPointOnCircle(Ball2(q), Ball2(e), n, b, out);
+      simd::ClosestPointOnCircleColumns(Ball2(q), Ball2(e), n, b, out);
     } else if (ef == Family::kRect) {
-      simd::ClosestPointOnRect(Ball2(q), Rect4(e), n, b, out);
+      simd::ClosestPointOnRectColumns(Ball2(q), Rect4(e), n, b, out);
     } else {
-      simd::ClosestPointOnRotatedRect(Ball2(q), Rotated(e), n, b, out);
+      simd::ClosestPointOnRotatedRectColumns(Ball2(q), Rotated(e), n, b, out);
     }
   } else if (ef == Family::kBall3) {
-    simd::ClosestPointOnSphere(Ball3(q), Ball3(e), n, b, out);
+    simd::ClosestPointOnSphereColumns(Ball3(q), Ball3(e), n, b, out);
   } else {
-    simd::ClosestPointOnBox(Ball3(q), Box6(e), n, b, out);
+    simd::ClosestPointOnBoxColumns(Ball3(q), Box6(e), n, b, out);
   }
 }
 

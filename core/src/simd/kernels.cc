@@ -198,80 +198,87 @@ void RotationFromAngleColumns(const float* angle, size_t n, float* cos,
   HWY_DYNAMIC_DISPATCH(RotationFromAngleT)(angle, n, cos, sin);
 }
 
-void IntersectCircleCircle(const BallColumns2& a, const BallColumns2& b,
-                           size_t n, Boundary boundary,
-                           const IntersectOutputs& out) {
+void IntersectCircleCircleColumns(const BallColumns2& a, const BallColumns2& b,
+                                  size_t n, Boundary boundary,
+                                  const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(CircleCircleT)(a, b, n, boundary, out);
 }
 
-void IntersectCircleRect(const BallColumns2& a, const RectColumns& b, size_t n,
-                         Boundary boundary, const IntersectOutputs& out) {
+void IntersectCircleRectColumns(const BallColumns2& a, const RectColumns& b,
+                                size_t n, Boundary boundary,
+                                const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(CircleRectT)(a, b, n, boundary, out);
 }
 
-void IntersectCircleRotatedRect(const BallColumns2& a,
-                                const RotatedRectColumns& b, size_t n,
-                                Boundary boundary,
-                                const IntersectOutputs& out) {
+void IntersectCircleRotatedRectColumns(const BallColumns2& a,
+                                       const RotatedRectColumns& b, size_t n,
+                                       Boundary boundary,
+                                       const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(CircleRotatedRectT)(a, b, n, boundary, out);
 }
 
-void IntersectCircleRotatedRectAngle(const BallColumns2& a,
-                                     const RotatedRectAngleColumns& b, size_t n,
-                                     Boundary boundary,
-                                     const IntersectOutputs& out) {
+void IntersectCircleRotatedRectAngleColumns(const BallColumns2& a,
+                                            const RotatedRectAngleColumns& b,
+                                            size_t n, Boundary boundary,
+                                            const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(CircleRotatedRectAngleT)(a, b, n, boundary, out);
 }
 
-void IntersectRectRect(const RectColumns& a, const RectColumns& b, size_t n,
-                       Boundary boundary, const IntersectOutputs& out) {
+void IntersectRectRectColumns(const RectColumns& a, const RectColumns& b,
+                              size_t n, Boundary boundary,
+                              const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(RectRectT)(a, b, n, boundary, out);
 }
 
-void IntersectSphereSphere(const BallColumns3& a, const BallColumns3& b,
-                           size_t n, Boundary boundary,
-                           const IntersectOutputs& out) {
+void IntersectSphereSphereColumns(const BallColumns3& a, const BallColumns3& b,
+                                  size_t n, Boundary boundary,
+                                  const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(SphereSphereT)(a, b, n, boundary, out);
 }
 
-void IntersectSphereBox(const BallColumns3& a, const BoxColumns& b, size_t n,
-                        Boundary boundary, const IntersectOutputs& out) {
+void IntersectSphereBoxColumns(const BallColumns3& a, const BoxColumns& b,
+                               size_t n, Boundary boundary,
+                               const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(SphereBoxT)(a, b, n, boundary, out);
 }
 
-void IntersectBoxBox(const BoxColumns& a, const BoxColumns& b, size_t n,
-                     Boundary boundary, const IntersectOutputs& out) {
+void IntersectBoxBoxColumns(const BoxColumns& a, const BoxColumns& b, size_t n,
+                            Boundary boundary, const IntersectOutputs& out) {
   HWY_DYNAMIC_DISPATCH(BoxBoxT)(a, b, n, boundary, out);
 }
 
-void ClosestPointOnCircle(const BallColumns2& query, const BallColumns2& target,
-                          size_t n, Boundary boundary,
-                          const ClosestPointOutputs& out) {
+void ClosestPointOnCircleColumns(const BallColumns2& query,
+                                 const BallColumns2& target, size_t n,
+                                 Boundary boundary,
+                                 const ClosestPointOutputs& out) {
   HWY_DYNAMIC_DISPATCH(OnCircleT)(query, target, n, boundary, out);
 }
 
-void ClosestPointOnRect(const BallColumns2& query, const RectColumns& target,
-                        size_t n, Boundary boundary,
-                        const ClosestPointOutputs& out) {
+void ClosestPointOnRectColumns(const BallColumns2& query,
+                               const RectColumns& target, size_t n,
+                               Boundary boundary,
+                               const ClosestPointOutputs& out) {
   HWY_DYNAMIC_DISPATCH(OnRectT)(query, target, n, boundary, out);
 }
 
-void ClosestPointOnRotatedRect(const BallColumns2& query,
-                               const RotatedRectColumns& target, size_t n,
-                               Boundary boundary,
-                               const ClosestPointOutputs& out) {
+void ClosestPointOnRotatedRectColumns(const BallColumns2& query,
+                                      const RotatedRectColumns& target,
+                                      size_t n, Boundary boundary,
+                                      const ClosestPointOutputs& out) {
   HWY_DYNAMIC_DISPATCH(OnRotatedRectT)(query, target, n, boundary, out);
 }
 
-void ClosestPointOnSphere(const BallColumns3& query, const BallColumns3& target,
-                          size_t n, Boundary boundary,
-                          const ClosestPointOutputs& out) {
+void ClosestPointOnSphereColumns(const BallColumns3& query,
+                                 const BallColumns3& target, size_t n,
+                                 Boundary boundary,
+                                 const ClosestPointOutputs& out) {
   HWY_DYNAMIC_DISPATCH(OnSphereT)(query, target, n, boundary, out);
 }
 
-void ClosestPointOnBox(const BallColumns3& query, const BoxColumns& target,
-                       size_t n, Boundary boundary,
-                       const ClosestPointOutputs& out) {
+void ClosestPointOnBoxColumns(const BallColumns3& query,
+                              const BoxColumns& target, size_t n,
+                              Boundary boundary,
+                              const ClosestPointOutputs& out) {
   HWY_DYNAMIC_DISPATCH(OnBoxT)(query, target, n, boundary, out);
 }
 

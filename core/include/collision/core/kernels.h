@@ -13,14 +13,14 @@
 // operations in the same order (multiply then add, never fused;
 // correctly rounded sqrt and divide), so the results are bit-identical to
 // scalar.h on every target. The one exception is the rotation computed from
-// an angle (RotationFromAngleColumns and the *Angle kernels): quarter turns
-// are exact as in RotationFromAngle(), other angles use Highway's vectorised
-// sin/cos, which is within kSinCosUlpTolerance of std::sin/std::cos but not
-// bit-equal to it and may differ between targets (it uses fused multiply-add
-// where the target has it). Everything after the rotation is exact, so an
-// *Angle kernel equals the cos/sin kernel fed with RotationFromAngleColumns'
-// output, bit for bit. (What this promises users: proto/README.md,
-// "Exactness across machines".)
+// an angle (RotationFromAngleColumns and the *AngleColumns kernels): quarter
+// turns are exact as in RotationFromAngle(), other angles use Highway's
+// vectorised sin/cos, which is within kSinCosUlpTolerance of std::sin/std::cos
+// but not bit-equal to it and may differ between targets (it uses fused
+// multiply-add where the target has it). Everything after the rotation is
+// exact, so an *AngleColumns kernel equals the cos/sin kernel fed with
+// RotationFromAngleColumns' output, bit for bit. (What this promises users:
+// proto/README.md, "Exactness across machines".)
 //
 // Normalised operands: the ball (point, circle, sphere) comes first; a point
 // is a ball of radius 0. Inputs are assumed valid as in shapes.h (finite,
@@ -147,65 +147,75 @@ void RotationFromAngleColumns(const float* angle, size_t n, float* cos,
                               float* sin);
 
 // ---- Intersect --------------------------------------------------------------
-// Each answers Intersect() of pair i = (operand a[i], operand b[i]).
+// Each answers Intersect() of pair i = (operand a[i], operand b[i]). The
+// batched twins of scalar.h's functions are named after them with a Columns
+// suffix, so that a reader (and grep) tells the two apart.
 
 // Circle/point vs circle/point (IntersectCircleCircle).
-void IntersectCircleCircle(const BallColumns2& a, const BallColumns2& b,
-                           size_t n, Boundary boundary,
-                           const IntersectOutputs& out);
+void IntersectCircleCircleColumns(const BallColumns2& a, const BallColumns2& b,
+                                  size_t n, Boundary boundary,
+                                  const IntersectOutputs& out);
 // Circle/point vs axis-aligned rectangle (IntersectCircleRect).
-void IntersectCircleRect(const BallColumns2& a, const RectColumns& b, size_t n,
-                         Boundary boundary, const IntersectOutputs& out);
+void IntersectCircleRectColumns(const BallColumns2& a, const RectColumns& b,
+                                size_t n, Boundary boundary,
+                                const IntersectOutputs& out);
 // Circle/point vs rotated rectangle given by (cos, sin)
 // (IntersectCircleRotatedRect).
-void IntersectCircleRotatedRect(const BallColumns2& a,
-                                const RotatedRectColumns& b, size_t n,
-                                Boundary boundary, const IntersectOutputs& out);
+void IntersectCircleRotatedRectColumns(const BallColumns2& a,
+                                       const RotatedRectColumns& b, size_t n,
+                                       Boundary boundary,
+                                       const IntersectOutputs& out);
 // The same with the rotation given as an angle (sin/cos computed in the
 // kernel, vectorised; see RotationFromAngleColumns).
-void IntersectCircleRotatedRectAngle(const BallColumns2& a,
-                                     const RotatedRectAngleColumns& b, size_t n,
-                                     Boundary boundary,
-                                     const IntersectOutputs& out);
+void IntersectCircleRotatedRectAngleColumns(const BallColumns2& a,
+                                            const RotatedRectAngleColumns& b,
+                                            size_t n, Boundary boundary,
+                                            const IntersectOutputs& out);
 // Axis-aligned rectangle vs rectangle (IntersectRectRect).
-void IntersectRectRect(const RectColumns& a, const RectColumns& b, size_t n,
-                       Boundary boundary, const IntersectOutputs& out);
+void IntersectRectRectColumns(const RectColumns& a, const RectColumns& b,
+                              size_t n, Boundary boundary,
+                              const IntersectOutputs& out);
 // Sphere/point3 vs sphere/point3 (IntersectSphereSphere).
-void IntersectSphereSphere(const BallColumns3& a, const BallColumns3& b,
-                           size_t n, Boundary boundary,
-                           const IntersectOutputs& out);
+void IntersectSphereSphereColumns(const BallColumns3& a, const BallColumns3& b,
+                                  size_t n, Boundary boundary,
+                                  const IntersectOutputs& out);
 // Sphere/point3 vs box (IntersectSphereBox).
-void IntersectSphereBox(const BallColumns3& a, const BoxColumns& b, size_t n,
-                        Boundary boundary, const IntersectOutputs& out);
+void IntersectSphereBoxColumns(const BallColumns3& a, const BoxColumns& b,
+                               size_t n, Boundary boundary,
+                               const IntersectOutputs& out);
 // Box vs box (IntersectBoxBox).
-void IntersectBoxBox(const BoxColumns& a, const BoxColumns& b, size_t n,
-                     Boundary boundary, const IntersectOutputs& out);
+void IntersectBoxBoxColumns(const BoxColumns& a, const BoxColumns& b, size_t n,
+                            Boundary boundary, const IntersectOutputs& out);
 
 // ---- ClosestPoint -----------------------------------------------------------
 // The query is a ball: its centre is the query point, its radius only affects
 // gap. Each answers ClosestPoint(query[i], target[i]).
 
 // Target circle/point (ClosestPointOnCircle).
-void ClosestPointOnCircle(const BallColumns2& query, const BallColumns2& target,
-                          size_t n, Boundary boundary,
-                          const ClosestPointOutputs& out);
+void ClosestPointOnCircleColumns(const BallColumns2& query,
+                                 const BallColumns2& target, size_t n,
+                                 Boundary boundary,
+                                 const ClosestPointOutputs& out);
 // Target axis-aligned rectangle (ClosestPointOnRect).
-void ClosestPointOnRect(const BallColumns2& query, const RectColumns& target,
-                        size_t n, Boundary boundary,
-                        const ClosestPointOutputs& out);
-// Target rotated rectangle given by (cos, sin) (ClosestPointOnRotatedRect).
-void ClosestPointOnRotatedRect(const BallColumns2& query,
-                               const RotatedRectColumns& target, size_t n,
+void ClosestPointOnRectColumns(const BallColumns2& query,
+                               const RectColumns& target, size_t n,
                                Boundary boundary,
                                const ClosestPointOutputs& out);
+// Target rotated rectangle given by (cos, sin) (ClosestPointOnRotatedRect).
+void ClosestPointOnRotatedRectColumns(const BallColumns2& query,
+                                      const RotatedRectColumns& target,
+                                      size_t n, Boundary boundary,
+                                      const ClosestPointOutputs& out);
 // Target sphere/point3 (ClosestPointOnSphere).
-void ClosestPointOnSphere(const BallColumns3& query, const BallColumns3& target,
-                          size_t n, Boundary boundary,
-                          const ClosestPointOutputs& out);
+void ClosestPointOnSphereColumns(const BallColumns3& query,
+                                 const BallColumns3& target, size_t n,
+                                 Boundary boundary,
+                                 const ClosestPointOutputs& out);
 // Target box (ClosestPointOnBox).
-void ClosestPointOnBox(const BallColumns3& query, const BoxColumns& target,
-                       size_t n, Boundary boundary,
-                       const ClosestPointOutputs& out);
+void ClosestPointOnBoxColumns(const BallColumns3& query,
+                              const BoxColumns& target, size_t n,
+                              Boundary boundary,
+                              const ClosestPointOutputs& out);
 
 // ---- Target -----------------------------------------------------------------
 
