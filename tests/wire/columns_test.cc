@@ -17,6 +17,7 @@ namespace collision::wire {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class Gen {
  public:
@@ -307,14 +308,15 @@ TEST(ColumnsValidate, OrientationKindAndDimensionRules) {
   v1::IntersectColumnsResponse ok;
   EXPECT_TRUE(HandleIntersectColumns(b.columns, &ok, {}).ok());
 
+  b.columns.set_boundary(v1::BOUNDARY_RULE_UNSPECIFIED);
+  EXPECT_THAT(Reject(b.columns), HasSubstr("boundary is required"));
+  b.columns.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
   b.columns.add_groups();  // no pair kind set
   EXPECT_THAT(Reject(b.columns), HasSubstr("groups[1] has no pair kind set"));
   b.columns.clear_groups();
   EXPECT_THAT(Reject(b.columns), HasSubstr("groups must not be empty"));
   b.columns.add_groups()->mutable_rect_rect();  // a kind, but no pairs
   EXPECT_THAT(Reject(b.columns), HasSubstr("groups must not be empty"));
-  b.columns.set_boundary(v1::BOUNDARY_RULE_UNSPECIFIED);
-  EXPECT_THAT(Reject(b.columns), HasSubstr("boundary is required"));
 
   v1::ClosestPointColumnsRequest cp;
   cp.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
@@ -367,6 +369,23 @@ TEST(ColumnsValidate, TotalPairsCountAgainstTheBatchLimit) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("12 items, over this server's limit of 11"));
+}
+
+// As in the per-pair form, an oversized batch is refused on its size alone:
+// its elements are not looked at (that would cost work for every one).
+TEST(ColumnsValidate, AnOversizedBatchIsRefusedBeforeItsElements) {
+  Gen g(46);
+  Both b = MakeIntersect(0, 12, g, v1::BOUNDARY_RULE_UNSPECIFIED);
+  b.columns.mutable_groups(0)->mutable_circle_circle()->mutable_a()->set_x(
+      3, std::numeric_limits<float>::quiet_NaN());
+  HandlerContext c;
+  c.limits.max_batch = 11;
+  v1::IntersectColumnsResponse response;
+  const std::string message(
+      HandleIntersectColumns(b.columns, &response, c).message());
+  EXPECT_THAT(message, HasSubstr("12 items, over this server's limit of 11"));
+  EXPECT_THAT(message, Not(HasSubstr("finite")));
+  EXPECT_THAT(message, Not(HasSubstr("boundary")));
 }
 
 }  // namespace

@@ -145,7 +145,14 @@ TEST(Validate, ClosestPointsBoundaryMessageTalksAboutInsideNotHits) {
   EXPECT_THAT(message, HasSubstr("exactly on the target's boundary is inside"));
   EXPECT_THAT(message, Not(HasSubstr("hit")));
 
+  // Not empty: like the per-pair form, the batch size is checked first.
   v1::ClosestPointColumnsRequest columns;
+  v1::ClosestPointColumnGroup* group = columns.add_groups();
+  group->mutable_queries2()->add_x(0);
+  group->mutable_queries2()->add_y(0);
+  group->mutable_circles()->add_x(0);
+  group->mutable_circles()->add_y(0);
+  group->mutable_circles()->add_radius(1);
   KindCounts counts{};
   const absl::Status s = ValidateClosestPointColumns(columns, {}, &counts);
   EXPECT_THAT(std::string(s.message()),

@@ -1,32 +1,20 @@
 // Validation of the columnar requests: every column and element is checked
 // before any compute, with a branch-free pass first and a slow pass that
 // names the column and index only when something is wrong.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "collision/wire/columns.h"
+#include "collision/wire/field_rules.h"
 
 namespace collision::wire {
 namespace {
 
 using Column = google::protobuf::RepeatedField<float>;
 
-enum class Rule { kCoord, kLength, kAngle, kUnitPart };
-
-bool Ok(float v, Rule rule) {
-  switch (rule) {
-    case Rule::kCoord:
-      return std::fabs(v) <= kMaxMagnitude;
-    case Rule::kLength:
-      return v >= 0 && v <= kMaxMagnitude;
-    case Rule::kAngle:
-      return std::fabs(v) <= kMaxAngle;
-    case Rule::kUnitPart:
-      return std::fabs(v) <= 1.0f + kRotationUnitTolerance;
-  }
-  return false;
-}
+using Rule = FieldRule;
 
 // Whether every element passes; the rule is a template argument so that
 // the loop is a straight compare-and-accumulate the compiler can vectorise.
@@ -35,7 +23,7 @@ bool AllOk(const Column& c) {
   const float* p = c.data();
   const int n = c.size();
   int bad = 0;
-  for (int i = 0; i < n; ++i) bad |= !Ok(p[i], R);
+  for (int i = 0; i < n; ++i) bad |= !Passes(p[i], R);
   return bad == 0;
 }
 
@@ -51,22 +39,6 @@ bool AllOk(const Column& c, Rule rule) {
       return AllOk<Rule::kUnitPart>(c);
   }
   return false;
-}
-
-std::string Why(float v, Rule rule) {
-  if (!std::isfinite(v)) return absl::StrCat("must be finite, got ", v);
-  switch (rule) {
-    case Rule::kLength:
-      if (v < 0) return absl::StrCat("must be >= 0, got ", v);
-      [[fallthrough]];
-    case Rule::kCoord:
-      return absl::StrCat("must be within [-1e9, 1e9], got ", v);
-    case Rule::kAngle:
-      return absl::StrCat("must be within [-1e4, 1e4] radians, got ", v);
-    case Rule::kUnitPart:
-      return absl::StrCat("must be within [-1, 1], got ", v);
-  }
-  return "is invalid";
 }
 
 // Checks the columns of one group: lengths first, then every element (a
@@ -92,8 +64,9 @@ class GroupChecker {
     }
     if (AllOk(c, rule)) return;
     for (int i = 0; i < c.size(); ++i) {
-      if (!Ok(c[i], rule)) {
-        v_->Add(absl::StrCat(path_, ".", name, "[", i, "] ", Why(c[i], rule)));
+      if (!Passes(c[i], rule)) {
+        v_->Add(
+            absl::StrCat(path_, ".", name, "[", i, "] ", WhyNot(c[i], rule)));
       }
     }
   }
@@ -172,8 +145,8 @@ class GroupChecker {
     Check(r.sin(), op + ".sin", Rule::kUnitPart);
     if (r.cos().size() != n_ || r.sin().size() != n_) return;
     for (int i = 0; i < n_; ++i) {
-      const double c = r.cos(i), s = r.sin(i);
-      if (!(std::fabs(c * c + s * s - 1.0) <= kRotationUnitTolerance)) {
+      const float c = r.cos(i), s = r.sin(i);
+      if (!IsUnitRotation(c, s)) {
         v_->Add(absl::StrCat(path_, ".", op, " (cos[", i, "], sin[", i,
                              "]) must have unit length, got (", c, ", ", s,
                              ")"));
@@ -187,10 +160,10 @@ class GroupChecker {
   int n_ = 0;
 };
 
-// Validates one Intersect group; returns its pair count.
-std::size_t CheckIntersectGroup(const v1::IntersectColumnGroup& g,
-                                const std::string& path, Violations* v,
-                                KindCounts* counts) {
+// Validates one Intersect group.
+void CheckIntersectGroup(const v1::IntersectColumnGroup& g,
+                         const std::string& path, Violations* v,
+                         KindCounts* counts) {
   GroupChecker c(v, path);
   WorkKind kind;
   switch (g.pairs_case()) {
@@ -250,22 +223,21 @@ std::size_t CheckIntersectGroup(const v1::IntersectColumnGroup& g,
                           "circle_circle, circle_rect, "
                           "circle_rotated_rect, rect_rect, "
                           "sphere_sphere, sphere_box, box_box"));
-      return 0;
+      return;
   }
   (*counts)[static_cast<int>(kind)] += c.n();
-  return c.n();
 }
 
-std::size_t CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
-                              const std::string& path, Violations* v,
-                              KindCounts* counts) {
+void CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
+                       const std::string& path, Violations* v,
+                       KindCounts* counts) {
   const bool three_d =
       g.targets_case() == v1::ClosestPointColumnGroup::kSpheres ||
       g.targets_case() == v1::ClosestPointColumnGroup::kBoxes;
   if (g.targets_case() == v1::ClosestPointColumnGroup::TARGETS_NOT_SET) {
     v->Add(absl::StrCat(path, " has no targets set: set one of circles, ",
                         "rects, rotated_rects, spheres, boxes"));
-    return 0;
+    return;
   }
   GroupChecker c(v, path);
   if (three_d) {
@@ -306,7 +278,6 @@ std::size_t CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
       break;
   }
   (*counts)[static_cast<int>(kind)] += c.n();
-  return c.n();
 }
 
 }  // namespace
@@ -321,32 +292,57 @@ ChunkRunner SequentialRunner() {
   };
 }
 
+namespace {
+
+// The queries a closest-point request claims: a group's queries in either
+// dimension (a group with queries of the wrong dimension is then reported
+// as such, not as empty).
+std::size_t ClaimedItems(const v1::ClosestPointColumnsRequest& req) {
+  std::size_t n = 0;
+  for (const auto& g : req.groups()) {
+    n += static_cast<std::size_t>(
+        std::max(g.queries2().x_size(), g.queries3().x_size()));
+  }
+  return n;
+}
+
+}  // namespace
+
 absl::Status ValidateIntersectColumns(const v1::IntersectColumnsRequest& req,
                                       const RequestLimits& limits,
                                       KindCounts* counts) {
+  // The batch size first, from the column lengths, as the per-pair parser
+  // (and the precheck on its bytes) checks its item count before looking at
+  // any item: an oversized batch costs no element checks.
+  if (absl::Status s = CheckBatchSize(ItemCount(req), "groups", limits);
+      !s.ok()) {
+    return s;
+  }
   Violations v;
   ParseBoundary(req.boundary(), &v);
-  std::size_t total = 0;
   for (int g = 0; g < req.groups_size(); ++g) {
-    total += CheckIntersectGroup(req.groups(g), absl::StrCat("groups[", g, "]"),
-                                 &v, counts);
+    CheckIntersectGroup(req.groups(g), absl::StrCat("groups[", g, "]"), &v,
+                        counts);
   }
   if (!v.empty()) return v.ToStatus();
-  return CheckBatchSize(total, "groups", limits);
+  return absl::OkStatus();
 }
 
 absl::Status ValidateClosestPointColumns(
     const v1::ClosestPointColumnsRequest& req, const RequestLimits& limits,
     KindCounts* counts) {
+  if (absl::Status s = CheckBatchSize(ClaimedItems(req), "groups", limits);
+      !s.ok()) {
+    return s;
+  }
   Violations v;
   ParseBoundary(req.boundary(), &v, BoundaryUse::kInside);
-  std::size_t total = 0;
   for (int g = 0; g < req.groups_size(); ++g) {
-    total += CheckClosestGroup(req.groups(g), absl::StrCat("groups[", g, "]"),
-                               &v, counts);
+    CheckClosestGroup(req.groups(g), absl::StrCat("groups[", g, "]"), &v,
+                      counts);
   }
   if (!v.empty()) return v.ToStatus();
-  return CheckBatchSize(total, "groups", limits);
+  return absl::OkStatus();
 }
 
 }  // namespace collision::wire

@@ -14,6 +14,7 @@
 #include "collision/core/shapes.h"
 #include "collision/v1/collision.pb.h"
 #include "collision/wire/convert.h"
+#include "collision/wire/field_rules.h"
 
 namespace collision::wire {
 
@@ -23,18 +24,18 @@ class Parser {
 
   // A coordinate, offset or other signed length.
   float Coord(float value, const std::string& path) {
-    if (!std::isfinite(value)) {
-      v_->Add(absl::StrCat(path, " must be finite, got ", value));
-    } else if (std::fabs(value) > kMaxMagnitude) {
-      v_->Add(absl::StrCat(path, " must be within [-1e9, 1e9], got ", value));
-    }
-    return value;
+    return Checked(value, FieldRule::kCoord, path);
   }
 
   // A radius, width or height.
   float Length(float value, const std::string& path) {
-    Coord(value, path);
-    if (value < 0) v_->Add(absl::StrCat(path, " must be >= 0, got ", value));
+    return Checked(value, FieldRule::kLength, path);
+  }
+
+  float Checked(float value, FieldRule rule, const std::string& path) {
+    if (!Passes(value, rule)) {
+      v_->Add(absl::StrCat(path, " ", WhyNot(value, rule)));
+    }
     return value;
   }
 
@@ -71,11 +72,8 @@ class Parser {
     switch (r.orientation_case()) {
       case v1::RotatedRect::kAngle: {
         const float a = r.angle();
-        if (!std::isfinite(a)) {
-          v_->Add(absl::StrCat(path, ".angle must be finite, got ", a));
-        } else if (std::fabs(a) > kMaxAngle) {
-          v_->Add(absl::StrCat(path, ".angle must be within [-1e4, 1e4] ",
-                               "radians, got ", a));
+        if (!Passes(a, FieldRule::kAngle)) {
+          Checked(a, FieldRule::kAngle, path + ".angle");
         } else {
           // The same vectorised sin/cos as the columnar path, so that both
           // wire forms give bit-identical answers (see kernels.h).
@@ -93,8 +91,7 @@ class Parser {
                                s, ")"));
           return {};
         }
-        const double norm = double{c} * c + double{s} * s;
-        if (std::fabs(norm - 1.0) > kRotationUnitTolerance) {
+        if (!IsUnitRotation(c, s)) {
           v_->Add(absl::StrCat(path, ".rotation (cos, sin) must have unit ",
                                "length (cos^2 + sin^2 within 1e-5 of 1), ",
                                "got (", c, ", ", s, ")"));
@@ -201,8 +198,8 @@ struct ShapeFields {
 inline bool ShapeFromFields(const ShapeFields& f, Shape* out) {
   // Finite and within the magnitude bound, in one comparison (false for
   // NaN and the infinities).
-  auto coord = [](float v) { return std::fabs(v) <= kMaxMagnitude; };
-  auto length = [](float v) { return v >= 0 && v <= kMaxMagnitude; };
+  auto coord = [](float v) { return Passes(v, FieldRule::kCoord); };
+  auto length = [](float v) { return Passes(v, FieldRule::kLength); };
   auto coords = [&](int first, int n) {
     for (int i = first; i < first + n; ++i) {
       if (!coord(f.v[i])) return false;
@@ -238,17 +235,13 @@ inline bool ShapeFromFields(const ShapeFields& f, Shape* out) {
       if (f.has(4) == f.has(5)) return false;  // neither, or both (oneof)
       if (f.has(4)) {
         const float a = v[6];
-        if (!std::isfinite(a) || std::fabs(a) > kMaxAngle) return false;
+        if (!Passes(a, FieldRule::kAngle)) return false;
         simd::RotationFromAngleColumns(&a, 1, &rect.rotation.cos,
                                        &rect.rotation.sin);
       } else {
         const float c = v[7];
         const float sn = v[8];
-        if (!std::isfinite(c) || !std::isfinite(sn) ||
-            std::fabs(double{c} * c + double{sn} * sn - 1.0) >
-                kRotationUnitTolerance) {
-          return false;
-        }
+        if (!IsUnitRotation(c, sn)) return false;
         rect.rotation = {c, sn};
       }
       *out = rect;
