@@ -2,7 +2,7 @@
 // kernels and response encoding, for the per-pair and the columnar forms,
 // against a plain memcpy of the same request bytes.
 //
-//   ninja -C build/release collision_wire_bench &&
+//   cmake --build build/release --target collision_wire_bench &&
 //   build/release/server/bench/collision_wire_bench
 #include <cstring>
 #include <random>
