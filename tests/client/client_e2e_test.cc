@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
@@ -19,12 +20,8 @@ namespace c = collision::client;
 class ClientE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    server::ServerOptions options;
-    options.address = "127.0.0.1:0";
-    options.allow_reuseport = false;
-    auto s = server::CollisionServer::Start(options);
-    ASSERT_TRUE(s.ok()) << s.status();
-    server_ = *std::move(s);
+    server_ = testing::StartServer();
+    ASSERT_NE(server_, nullptr);
     auto client = c::Client::Create(server_->address());
     ASSERT_TRUE(client.ok());
     client_ = *std::move(client);

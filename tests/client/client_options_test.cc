@@ -15,7 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "gtest/gtest.h"
-#include "tests/client/test_server.h"
+#include "tests/util/test_server.h"
 
 namespace collision {
 namespace {

@@ -21,6 +21,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
@@ -207,13 +208,8 @@ struct LiveServer {
 LiveServer& Live() {
   static LiveServer* live = [] {
     auto* l = new LiveServer;
-    server::ServerOptions options;
-    options.address = "127.0.0.1:0";
-    options.allow_reuseport = false;
-    auto s = server::CollisionServer::Start(options);
-    EXPECT_TRUE(s.ok()) << s.status();
-    if (!s.ok()) return l;
-    l->server = *std::move(s);
+    l->server = testing::StartServer();
+    if (l->server == nullptr) return l;
     auto c = client::Client::Create(l->server->address());
     EXPECT_TRUE(c.ok()) << c.status();
     if (!c.ok()) return l;

@@ -15,6 +15,7 @@
 #include "grpcpp/impl/codegen/sync_stream.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 #include "tests/wire/shape_testing.h"
 
 namespace collision {
@@ -30,14 +31,12 @@ class TwoServers : public ::testing::Test {
   void SetUp() override {
     for (bool decode : {true, false}) {
       server::ServerOptions options;
-      options.address = "127.0.0.1:0";
-      options.allow_reuseport = false;
       options.service.decode_pairs_from_bytes = decode;
-      auto started = server::CollisionServer::Start(options);
-      ASSERT_TRUE(started.ok()) << started.status();
+      auto started = testing::StartServer(options);
+      ASSERT_NE(started, nullptr);
       channels_.push_back(grpc::CreateChannel(
-          (*started)->address(), grpc::InsecureChannelCredentials()));
-      servers_.push_back(*std::move(started));
+          started->address(), grpc::InsecureChannelCredentials()));
+      servers_.push_back(std::move(started));
     }
   }
 

@@ -10,6 +10,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision::scene_testing {
 
@@ -17,11 +18,7 @@ using Stream = grpc::ClientReaderWriter<v1::SceneRequest, v1::SceneResponse>;
 
 inline std::unique_ptr<server::CollisionServer> Start(
     server::ServerOptions options) {
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
-  auto s = server::CollisionServer::Start(options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
+  return testing::StartServer(std::move(options));
 }
 
 struct Session {

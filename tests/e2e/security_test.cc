@@ -12,6 +12,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
@@ -35,14 +36,11 @@ class Security : public ::testing::Test {
   std::unique_ptr<server::CollisionServer> Start(bool mutual,
                                                  std::string token_file = "") {
     server::ServerOptions o;
-    o.address = "127.0.0.1:0";
     o.tls.cert_chain_file = File("server.pem");
     o.tls.private_key_file = File("server.key");
     if (mutual) o.tls.client_ca_file = File("ca.pem");
     o.token_file = std::move(token_file);
-    auto s = server::CollisionServer::Start(o);
-    EXPECT_TRUE(s.ok()) << s.status();
-    return s.ok() ? *std::move(s) : nullptr;
+    return testing::StartServer(std::move(o));
   }
 
   // One Intersect call; the status code it ends with.

@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "server/server.h"
 #include "tests/util/http_get.h"
+#include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
@@ -31,12 +32,8 @@ namespace {
 using ::testing::HasSubstr;
 
 std::unique_ptr<server::CollisionServer> Start(server::ServerOptions options) {
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
   options.metrics_address = "127.0.0.1:0";
-  auto s = server::CollisionServer::Start(options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
+  return testing::StartServer(std::move(options));
 }
 
 std::unique_ptr<v1::CollisionService::Stub> Stub(

@@ -29,6 +29,7 @@
 #include "grpcpp/impl/codegen/client_unary_call.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/local_server.h"
 
 namespace collision::wire_testing {
 
@@ -373,12 +374,9 @@ class Wire : public ::testing::Test {
  public:
   void SetUp() override {
     server::ServerOptions o;
-    o.address = "127.0.0.1:0";
-    o.allow_reuseport = false;
     o.max_receive_message_bytes = 1 << 20;
-    auto s = server::CollisionServer::Start(o);
-    ASSERT_TRUE(s.ok()) << s.status();
-    server_ = *std::move(s);
+    server_ = testing::StartServer(o);
+    ASSERT_NE(server_, nullptr);
     limits_ = o.service.limits;
     channel_ = grpc::CreateChannel(server_->address(),
                                    grpc::InsecureChannelCredentials());

@@ -102,13 +102,11 @@ TEST(LoadTool, Http2EngineCarriesTokenDeadlineStatusAndPushback) {
 // and opens a new one, as gRPC does.
 TEST(LoadTool, Http2EngineRidesThroughConnectionAgeing) {
   server::ServerOptions options;
-  options.address = "127.0.0.1:0";
-  options.allow_reuseport = false;
   options.max_connection_age = absl::Milliseconds(200);
   options.max_connection_age_grace = absl::Milliseconds(500);
-  auto s = server::CollisionServer::Start(options);
-  ASSERT_TRUE(s.ok()) << s.status();
-  ASSERT_EQ(RunTool(absl::StrCat("--engine=http2 --target=", (*s)->address(),
+  auto s = StartServer(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(RunTool(absl::StrCat("--engine=http2 --target=", s->address(),
                                  " --batch=8 --duration=2s --warmup=0s",
                                  " --concurrency=4 --connections=2",
                                  " --format=json"),

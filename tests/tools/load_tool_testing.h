@@ -22,8 +22,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "server/server.h"
-#include "tests/client/test_server.h"
 #include "tests/util/local_server.h"
+#include "tests/util/test_server.h"
 #include "tools/verify.h"
 
 namespace collision::load_testing {

@@ -1,7 +1,7 @@
 // A tiny in-test gRPC server on 127.0.0.1:0 (SO_REUSEPORT off) around any
 // service, plaintext or TLS, for client tests that need a scripted peer.
-#ifndef COLLISION_TESTS_CLIENT_TEST_SERVER_H_
-#define COLLISION_TESTS_CLIENT_TEST_SERVER_H_
+#ifndef COLLISION_TESTS_UTIL_TEST_SERVER_H_
+#define COLLISION_TESTS_UTIL_TEST_SERVER_H_
 
 #include <memory>
 #include <string>
@@ -37,4 +37,4 @@ class TestServer {
 
 }  // namespace collision::testing
 
-#endif  // COLLISION_TESTS_CLIENT_TEST_SERVER_H_
+#endif  // COLLISION_TESTS_UTIL_TEST_SERVER_H_
