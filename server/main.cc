@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
   collision::ConfigureUsage(
       "collision_server", "server/main.cc", collision::SimdTargetName(),
       "Serves collision.v1.CollisionService (Intersect, ClosestPoint, "
-      "QueryStream) and collision.v1.SceneService with health checking and "
+      "IntersectColumns, ClosestPointColumns, QueryStream) and "
+      "collision.v1.SceneService (Session) with health checking and "
       "reflection.\n  collision_server --address=0.0.0.0:50051 "
       "[--metrics_address=0.0.0.0:9464] [flags below]");
   absl::ParseCommandLine(argc, argv);
