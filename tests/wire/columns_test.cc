@@ -331,6 +331,25 @@ TEST(ColumnsValidate, OrientationKindAndDimensionRules) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("groups[0].queries2 must be empty for 3D targets"));
+  // One mistake, one message: the boxes' lengths (1, against no queries3)
+  // are its consequence, not errors of their own.
+  EXPECT_THAT(std::string(s.message()), Not(HasSubstr("values, expected")));
+
+  // The same the other way round: 3D queries against 2D targets.
+  v1::ClosestPointColumnsRequest flat;
+  flat.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  auto* rects_group = flat.add_groups();
+  rects_group->mutable_queries3()->add_x(0);
+  rects_group->mutable_queries3()->add_y(0);
+  rects_group->mutable_queries3()->add_z(0);
+  auto* rects = rects_group->mutable_rects();
+  rects->add_min_x(0), rects->add_min_y(0), rects->add_max_x(1);
+  rects->add_max_y(1);
+  const std::string flat_message(
+      HandleClosestPointColumns(flat, &response, {}).message());
+  EXPECT_THAT(flat_message,
+              HasSubstr("groups[0].queries3 must be empty for 2D targets"));
+  EXPECT_THAT(flat_message, Not(HasSubstr("values, expected")));
 }
 
 // A rotated-rect group of zero pairs that gives both orientations once

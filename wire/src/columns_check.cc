@@ -244,6 +244,7 @@ void CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
     if (g.has_queries2() && !g.queries2().x().empty()) {
       v->Add(absl::StrCat(path, ".queries2 must be empty for 3D targets; ",
                           "use queries3"));
+      return;  // the targets' lengths would only echo this mistake
     }
     c.SetCount(g.queries3().x());
     c.Ball3(g.queries3(), "queries3");
@@ -251,6 +252,7 @@ void CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
     if (g.has_queries3() && !g.queries3().x().empty()) {
       v->Add(absl::StrCat(path, ".queries3 must be empty for 2D targets; ",
                           "use queries2"));
+      return;  // the targets' lengths would only echo this mistake
     }
     c.SetCount(g.queries2().x());
     c.Ball2(g.queries2(), "queries2");
