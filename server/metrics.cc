@@ -67,6 +67,10 @@ constexpr std::array<KnownMethod, 6> kKnownMethods = {{
     {"SceneSession", "bidi_stream"},
 }};
 
+// The bidi streams, whose messages get per-message series.
+constexpr std::array<std::string_view, 2> kStreamMethods = {"QueryStream",
+                                                            "SceneSession"};
+
 constexpr std::array<std::string_view, 4> kSceneQueryKinds = {
     "overlap", "nearest", "raycast", "sweep"};
 
@@ -237,6 +241,8 @@ class NullMetrics final : public Metrics {
                    double) override {}
   void MessageReceived(const std::string&, const std::string&) override {}
   void MessageSent(const std::string&, const std::string&) override {}
+  void StreamMessageHandled(const std::string&, grpc::StatusCode,
+                            double) override {}
   void PairsProcessed(const std::string&, uint64_t) override {}
   void Rejected(const std::string&) override {}
   void SetInFlight(int64_t) override {}
@@ -302,6 +308,15 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
             "collision_scene_message_seconds",
             "Time to apply and answer one scene message, in seconds.")),
         scene_message_seconds_(scene_message_->Add({})),
+        stream_message_(std::make_shared<HistogramFamily>(
+            "collision_stream_message_seconds",
+            "Time from reading one stream message to handing its answer "
+            "to the transport, in seconds.")),
+        stream_messages_(prometheus::BuildCounter()
+                             .Name("collision_stream_messages_total")
+                             .Help("Stream messages answered, by the status "
+                                   "of each message's own answer.")
+                             .Register(*registry_)),
         rewound_(prometheus::BuildCounter()
                      .Name("collision_scene_rewound_queries_total")
                      .Help("Rewound scene queries (with `at`) answered, by "
@@ -323,6 +338,16 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     for (std::size_t i = 0; i < kKnownMethods.size(); ++i) {
       known_methods_[i] = MakeSeries(std::string(kKnownMethods[i].name),
                                      std::string(kKnownMethods[i].type));
+    }
+    for (std::size_t i = 0; i < kStreamMethods.size(); ++i) {
+      const std::string method(kStreamMethods[i]);
+      stream_series_[i].seconds =
+          stream_message_->Add({{"grpc_method", method}});
+      for (int c = 0; c < kNumCodes; ++c) {
+        stream_series_[i].answered[static_cast<std::size_t>(c)] =
+            &stream_messages_.Add(
+                {{"grpc_method", method}, {"grpc_code", kCodeNames[c]}});
+      }
     }
     for (std::size_t i = 0; i < kKnownKinds.size(); ++i) {
       known_pairs_[i] = &pairs_.Add({{"kind", std::string(kKnownKinds[i])}});
@@ -375,6 +400,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     exposer_->RegisterCollectable(registry_);
     exposer_->RegisterCollectable(handling_);
     exposer_->RegisterCollectable(scene_message_);
+    exposer_->RegisterCollectable(stream_message_);
     exposer_->RegisterCollectable(process_);
     return absl::OkStatus();
   }
@@ -401,6 +427,15 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   void MessageSent(const std::string& method,
                    const std::string& type) override {
     SeriesFor(method, type).sent->Increment();
+  }
+
+  void StreamMessageHandled(const std::string& method, grpc::StatusCode code,
+                            double seconds) override {
+    const int i = IndexOf(method, kStreamMethods);
+    if (i < 0) return;  // only the service's own streams exist
+    const StreamSeries& s = stream_series_[static_cast<std::size_t>(i)];
+    s.seconds->Observe(seconds);
+    s.answered[static_cast<std::size_t>(CodeIndex(code))]->Increment();
   }
 
   void PairsProcessed(const std::string& kind, uint64_t count) override {
@@ -449,6 +484,12 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   }
 
  private:
+  // The per-message series of one stream method.
+  struct StreamSeries {
+    AtomicHistogram* seconds = nullptr;
+    std::array<prometheus::Counter*, kNumCodes> answered{};
+  };
+
   // Every series of one (method, type) label set.
   struct MethodSeries {
     prometheus::Counter* started = nullptr;
@@ -508,6 +549,9 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   prometheus::Family<prometheus::Counter>& scene_queries_;
   std::shared_ptr<HistogramFamily> scene_message_;
   AtomicHistogram* scene_message_seconds_;
+  std::shared_ptr<HistogramFamily> stream_message_;
+  prometheus::Family<prometheus::Counter>& stream_messages_;
+  std::array<StreamSeries, kStreamMethods.size()> stream_series_{};
   prometheus::Family<prometheus::Counter>& rewound_;
   prometheus::Counter& rewound_exact_;
   prometheus::Counter& rewound_clamped_;

@@ -33,6 +33,12 @@ class Metrics {
                                const std::string& type) = 0;
   virtual void MessageSent(const std::string& method,
                            const std::string& type) = 0;
+  // One message of a stream answered (its answer handed to the transport):
+  // `code` is the message's own status (OK, or the error in its answer),
+  // `seconds` the time from reading it to handing its answer on. A
+  // stream's CallHandled covers its whole life; this is its per-tick view.
+  virtual void StreamMessageHandled(const std::string& method,
+                                    grpc::StatusCode code, double seconds) = 0;
   // Pair tests (or closest-point queries) computed, by pair kind
   // ("circle_rect", "sphere_box", ... see WorkKindName in
   // collision/wire/convert.h).

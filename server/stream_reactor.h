@@ -90,6 +90,8 @@ class StreamReactor final
       reading_ = false;
     }
     ++messages_;
+    message_start_ = absl::Now();
+    message_code_ = grpc::StatusCode::OK;
     service_->metrics_->MessageReceived(Session::kMethod, kBidiStream);
     call_ = std::make_unique<Call>();
     // The sequence is read off the bytes so that even a message shed
@@ -316,6 +318,9 @@ class StreamReactor final
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!ended_) {
+        service_->metrics_->StreamMessageHandled(
+            Session::kMethod, message_code_,
+            absl::ToDoubleSeconds(absl::Now() - message_start_));
         HandOff(this);
         StartWrite(&response_bytes_);
         return;
@@ -327,6 +332,7 @@ class StreamReactor final
   }
 
   void SetError(const grpc::Status& s) {
+    message_code_ = s.error_code();
     typename Session::Response* response = call_->response;
     Session::ClearAnswer(response);
     response->mutable_error()->set_code(static_cast<int>(s.error_code()));
@@ -348,6 +354,9 @@ class StreamReactor final
   Session session_;
   grpc::StatusCode end_code_ = grpc::StatusCode::OK;
   uint64_t messages_ = 0;  // read so far
+  // The message in hand: when it was read, and its answer's status.
+  absl::Time message_start_;
+  grpc::StatusCode message_code_ = grpc::StatusCode::OK;
   grpc::ByteBuffer request_bytes_;
   grpc::ByteBuffer response_bytes_;
   std::unique_ptr<Call> call_;  // the message being handled

@@ -170,6 +170,19 @@ TEST(Service, StreamAnswersInOrderAndABadMessageDoesNotEndIt) {
   ASSERT_TRUE(stream->WritesDone());
   EXPECT_FALSE(stream->Read(&response));
   EXPECT_TRUE(stream->Finish().ok());
+
+  // Per message, not per stream: the stream ended OK, its messages did
+  // not all succeed, and each has its own latency sample.
+  std::map<std::string, double> m = Scrape(*server);
+  auto answered = [&](const std::string& code) {
+    return m[absl::StrCat("collision_stream_messages_total{grpc_code=\"", code,
+                          "\",grpc_method=\"QueryStream\"}")];
+  };
+  EXPECT_EQ(answered("OK"), 9);
+  EXPECT_EQ(answered("INVALID_ARGUMENT"), 2);
+  EXPECT_EQ(m["collision_stream_message_seconds_count{grpc_method="
+              "\"QueryStream\"}"],
+            11);
 }
 
 TEST(Service, OverloadIsShedAtOnceWithRetryPushback) {
