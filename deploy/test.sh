@@ -127,8 +127,12 @@ build() {
 # different trees or defeat the layer cache between them.
 ctx=$work/context
 mkdir -p "$ctx"
-tar -c .dockerignore CMakeLists.txt CMakePresets.json cmake common proto core \
-  server client tools deploy | tar -x -C "$ctx"
+# The sources are what the Dockerfile's COPY lines name (one list, there).
+sources=$(awk '$1 == "COPY" && $2 !~ /^--/ { for (i = 2; i < NF; i++) print $i }' \
+  deploy/Dockerfile | grep -v '^deploy/' | sort -u)
+[ -n "$sources" ] || fail "no COPY sources in deploy/Dockerfile"
+# shellcheck disable=SC2086  # one word per path
+tar -c .dockerignore $sources deploy | tar -x -C "$ctx"
 log "building images"
 build -f "$ctx/deploy/Dockerfile" --target server -t localhost/collision-server:latest "$ctx"
 build -f "$ctx/deploy/Dockerfile" --target load -t localhost/collision-load:latest "$ctx"
