@@ -15,6 +15,7 @@
 #define COLLISION_CORE_KINDS_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -103,19 +104,52 @@ constexpr std::optional<WorkKind> Find(bool closest, ShapeKind first,
 }
 }  // namespace kinds_internal
 
+namespace kinds_internal {
+constexpr int kShapeKinds = 7;
+// Every ordered pair of shape kinds looked up once, at compile time: the
+// lookups below run per pair on the request path. -1: unsupported.
+constexpr std::array<int8_t, kShapeKinds * kShapeKinds> Lookup(bool closest) {
+  std::array<int8_t, kShapeKinds * kShapeKinds> table{};
+  for (int a = 0; a < kShapeKinds; ++a) {
+    for (int b = 0; b < kShapeKinds; ++b) {
+      const auto ka = static_cast<ShapeKind>(a);
+      const auto kb = static_cast<ShapeKind>(b);
+      std::optional<WorkKind> kind;
+      if (closest) {
+        if (IsBall(ka)) kind = Find(true, ka, kb);
+      } else {
+        kind = !IsBall(ka) && IsBall(kb) ? Find(false, kb, ka)
+                                         : Find(false, ka, kb);
+      }
+      table[static_cast<size_t>(a * kShapeKinds + b)] =
+          kind ? static_cast<int8_t>(*kind) : int8_t{-1};
+    }
+  }
+  return table;
+}
+inline constexpr auto kIntersectLookup = Lookup(false);
+inline constexpr auto kClosestLookup = Lookup(true);
+constexpr std::optional<WorkKind> At(
+    const std::array<int8_t, kShapeKinds * kShapeKinds>& table, ShapeKind a,
+    ShapeKind b) {
+  const int8_t k = table[static_cast<size_t>(static_cast<int>(a) * kShapeKinds +
+                                             static_cast<int>(b))];
+  if (k < 0) return std::nullopt;
+  return static_cast<WorkKind>(k);
+}
+}  // namespace kinds_internal
+
 // The pairing of Intersect(a, b), in either order; nullopt when Intersect()
 // does not answer it: rect vs rotated rect, rotated rect vs rotated rect,
 // rect vs box and every 2D-3D pair.
 constexpr std::optional<WorkKind> IntersectWorkKind(ShapeKind a, ShapeKind b) {
-  if (!IsBall(a) && IsBall(b)) return kinds_internal::Find(false, b, a);
-  return kinds_internal::Find(false, a, b);
+  return kinds_internal::At(kinds_internal::kIntersectLookup, a, b);
 }
 // The pairing of ClosestPoint(query, target); nullopt when the query is not
 // a ball or the dimensions differ.
 constexpr std::optional<WorkKind> ClosestWorkKind(ShapeKind query,
                                                   ShapeKind target) {
-  if (!IsBall(query)) return std::nullopt;
-  return kinds_internal::Find(true, query, target);
+  return kinds_internal::At(kinds_internal::kClosestLookup, query, target);
 }
 
 // Which pairs Intersect() answers: any of point/circle against
