@@ -38,6 +38,7 @@
 #include "grpcpp/grpcpp.h"
 #include "server/raw_messages.h"
 #include "server/service.h"
+#include "server/status.h"
 
 namespace collision::server {
 
@@ -335,8 +336,7 @@ class StreamReactor final
     message_code_ = s.error_code();
     typename Session::Response* response = call_->response;
     Session::ClearAnswer(response);
-    response->mutable_error()->set_code(static_cast<int>(s.error_code()));
-    response->mutable_error()->set_message(s.error_message());
+    ToStreamError(s, response->mutable_error());
     if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
       service_->metrics_->Rejected("invalid_argument");
     }

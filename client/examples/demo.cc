@@ -91,5 +91,9 @@ int main(int argc, char** argv) {
   bad.Add(c::Circle(0, 0, -1), c::Point(0, 0));
   auto err = (*client)->Intersect(bad);
   std::printf("Invalid request -> %s\n", err.status().ToString().c_str());
+  // The same faults for programs: one entry per field (FieldViolations).
+  for (const c::FieldViolation& v : c::FieldViolations(err.status())) {
+    std::printf("  field %s: %s\n", v.field.c_str(), v.description.c_str());
+  }
   return err.ok() ? 1 : 0;
 }

@@ -99,6 +99,7 @@ absl::Status StatusFromCall(const grpc::Status& s,
   if (s.ok()) return absl::OkStatus();
   absl::Status out(static_cast<absl::StatusCode>(s.error_code()),
                    s.error_message());
+  AttachFieldViolations(s.error_details(), &out);
   const auto& trailers = context.GetServerTrailingMetadata();
   auto it = trailers.find(kPushbackTrailer);
   if (it != trailers.end()) {

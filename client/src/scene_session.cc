@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "collision/client/errors.h"
 
 namespace collision::client {
 namespace {
@@ -19,8 +20,10 @@ bool StreamBroke(const grpc::Status& s) {
 }
 
 absl::Status ToAbsl(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                      s.error_message());
+  absl::Status out(static_cast<absl::StatusCode>(s.error_code()),
+                   s.error_message());
+  AttachFieldViolations(s.error_details(), &out);
+  return out;
 }
 
 }  // namespace
@@ -109,8 +112,7 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
         "answer for message ", response.sequence(), ", expected ", sequence_));
   }
   if (response.has_error()) {
-    return absl::Status(static_cast<absl::StatusCode>(response.error().code()),
-                        response.error().message());
+    return StatusFromStreamError(response.error());
   }
   return response;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "collision/client/client.h"
+#include "collision/client/errors.h"
 
 namespace collision::client {
 namespace {
@@ -184,10 +185,7 @@ absl::StatusOr<StreamReply> QuerySession::Receive() {
   StreamReply reply;
   reply.sequence = want;
   if (response.has_error()) {
-    reply.status =
-        absl::Status(static_cast<absl::StatusCode>(response.error().code()),
-                     response.error().message());
-    if (reply.status.ok()) reply.status = absl::UnknownError("error code 0");
+    reply.status = StatusFromStreamError(response.error());
   }
   reply.response = std::move(response);
   return reply;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "collision/client/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,6 +139,47 @@ TEST_F(ClientE2E, CallbackAndFutureCallsCarryAnswersAndErrors) {
   v1::ClosestPointRequest bad;  // no boundary, no queries
   auto f = client_->ClosestPointFuture(bad);
   EXPECT_EQ(f.get().status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The fields at fault arrive through a real socket in the standard
+// grpc-status-details-bin trailer (unary) and in StreamError (streams), and
+// a thousand faults still fit gRPC's default 8 KiB metadata limit.
+TEST_F(ClientE2E, RejectedRequestsNameTheFieldsAtFault) {
+  c::IntersectBatch bad;
+  bad.Add(c::Point(0, 0), c::Circle(0, 0, 1));
+  bad.Add(c::Point(0, 0), c::Circle(0, 0, -1));
+  absl::StatusOr<v1::IntersectResponse> r = client_->Intersect(bad);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  std::vector<c::FieldViolation> v = c::FieldViolations(r.status());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].field, "pairs[1].b.circle.radius");
+  EXPECT_EQ(v[0].description, "must be >= 0, got -1");
+
+  c::IntersectBatch many;
+  for (int i = 0; i < 1000; ++i) many.Add(c::Circle(0, 0, -1), c::Point(0, 0));
+  r = client_->Intersect(many);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument)
+      << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              ::testing::HasSubstr("and 990 more invalid fields"));
+  v = c::FieldViolations(r.status());
+  ASSERT_GE(v.size(), 2u);
+  EXPECT_EQ(v.front().field, "pairs[0].a.circle.radius");
+  EXPECT_EQ(v.back().field, "");
+  EXPECT_EQ(v.back().description,
+            absl::StrCat("and ", 1000 - (v.size() - 1), " more invalid fields"));
+
+  auto session = client_->OpenSession();
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Send(7, bad.request()).ok());
+  auto reply = (*session)->Receive();
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  EXPECT_EQ(reply->status.code(), absl::StatusCode::kInvalidArgument);
+  v = c::FieldViolations(reply->status);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].field, "pairs[1].b.circle.radius");
+  EXPECT_EQ(reply->response.error().bad_request().field_violations_size(), 1);
+  EXPECT_TRUE((*session)->Finish().ok());
 }
 
 // Destroying the Client with callback calls in flight waits for them, so the

@@ -26,6 +26,8 @@ grep -q "RELATION_TOUCHING" "$work/demo.out" || fail "no touching relation"
 grep -q "hit=true" "$work/demo.out" || fail "no hit"
 grep -q "Invalid request -> INVALID_ARGUMENT: pairs\[0\].a.circle.radius must be >= 0" \
   "$work/demo.out" || fail "no field path in the error"
+grep -q "  field pairs\[0\].a.circle.radius: must be >= 0, got -1" \
+  "$work/demo.out" || fail "no field violation in the error's details"
 grep -q "listening on 127.0.0.1:$port" "$work/server.log" || fail "no start log"
 
 kill -TERM "$pid"

@@ -8,6 +8,8 @@
 #include <random>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "collision/client/columns.h"
 #include "collision/client/shapes.h"
 #include "collision/core/scalar.h"
 #include "collision/wire/handlers.h"
@@ -176,6 +178,72 @@ TEST(Validate, ManyViolationsAreCappedWithACount) {
   EXPECT_THAT(m, HasSubstr("pairs[9].a.circle.radius"));
   EXPECT_THAT(m, ::testing::Not(HasSubstr("pairs[10]")));
   EXPECT_THAT(m, HasSubstr("and 20 more invalid fields"));
+}
+
+// The fields at fault travel beside the message as a BadRequest payload:
+// one violation per field, the path and the reason apart.
+TEST(Validate, ViolationsCarryFieldAndReasonApart) {
+  c::IntersectBatch batch;
+  batch.Add(c::Point(0, 0), c::Circle(0, 0, -1));
+  batch.Add(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1));
+  v1::IntersectRequest request = batch.request();
+  request.set_boundary(v1::BOUNDARY_RULE_UNSPECIFIED);
+  const absl::Status s = Reject(request);
+  const v1::BadRequest details = BadRequestOf(s);
+  ASSERT_EQ(details.field_violations_size(), 3) << details.DebugString();
+  EXPECT_EQ(details.field_violations(0).field(), "boundary");
+  EXPECT_THAT(details.field_violations(0).description(),
+              ::testing::StartsWith("is required: BOUNDARY_RULE_INCLUSIVE"));
+  EXPECT_EQ(details.field_violations(1).field(), "pairs[0].b.circle.radius");
+  EXPECT_EQ(details.field_violations(1).description(), "must be >= 0, got -1");
+  EXPECT_EQ(details.field_violations(2).field(), "pairs[1]");
+  EXPECT_THAT(details.field_violations(2).description(),
+              ::testing::StartsWith("circle vs sphere mixes a 2D and a 3D"));
+  // The message is the same list for people, item faults after a colon.
+  EXPECT_THAT(s.message(), HasSubstr("; pairs[0].b.circle.radius must be >= 0, "
+                                     "got -1; pairs[1]: circle vs sphere"));
+  // Columns name the column and element the same way.
+  c::IntersectColumnsBatch columns;
+  columns.AddCircleCircle(0, 0, 1, 2, 0, 1);
+  columns.AddCircleCircle(0, 0, -1, 2, 0, 1);
+  v1::IntersectColumnsResponse out;
+  const v1::BadRequest column_details =
+      BadRequestOf(HandleIntersectColumns(columns.request(), &out, {}));
+  ASSERT_EQ(column_details.field_violations_size(), 1);
+  EXPECT_EQ(column_details.field_violations(0).field(),
+            "groups[0].circle_circle.a.radius[1]");
+  // Batch-size refusals are a field at fault too.
+  EXPECT_EQ(BadRequestOf(Reject(c::IntersectBatch().request()))
+                .field_violations(0)
+                .field(),
+            "pairs");
+}
+
+// Hundreds of faults: the details stop at kMaxDetailedViolations (and a byte
+// budget) and end with one entry counting the rest, so the trailer stays
+// within gRPC's 8 KiB metadata limit.
+TEST(Validate, ManyViolationsAreCappedInTheDetailsWithACount) {
+  c::IntersectBatch batch;
+  for (int i = 0; i < 1000; ++i) batch.Add(c::Circle(0, 0, -1), c::Point(0, 0));
+  const absl::Status s = Reject(batch.request());
+  const v1::BadRequest details = BadRequestOf(s);
+  const int n = details.field_violations_size();
+  ASSERT_GE(n, 2);
+  EXPECT_LE(n, kMaxDetailedViolations + 1);
+  EXPECT_LE(details.ByteSizeLong(), kMaxDetailBytes + 100);
+  for (int i = 0; i + 1 < n; ++i) {
+    EXPECT_EQ(details.field_violations(i).field(),
+              absl::StrCat("pairs[", i, "].a.circle.radius"));
+  }
+  EXPECT_EQ(details.field_violations(n - 1).field(), "");
+  EXPECT_EQ(details.field_violations(n - 1).description(),
+            absl::StrCat("and ", 1000 - (n - 1), " more invalid fields"));
+  // Long reasons fill the byte budget before the count cap.
+  c::IntersectBatch wide;
+  for (int i = 0; i < 200; ++i) wide.Add(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1));
+  const v1::BadRequest wide_details = BadRequestOf(Reject(wide.request()));
+  EXPECT_LT(wide_details.field_violations_size(), kMaxDetailedViolations);
+  EXPECT_LE(wide_details.ByteSizeLong(), kMaxDetailBytes + 100);
 }
 
 TEST(Validate, ClosestPointQueryMustBeABallOfTheSameDimension) {

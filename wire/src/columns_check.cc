@@ -57,16 +57,17 @@ class GroupChecker {
              bool optional = false) {
     if (optional && c.empty()) return;
     if (c.size() != n_) {
-      v_->Add(absl::StrCat(path_, ".", name, " has ", c.size(),
-                           " values, expected ", n_, optional ? " or none" : "",
+      v_->Add(absl::StrCat(path_, ".", name),
+              absl::StrCat("has ", c.size(), " values, expected ", n_,
+                           optional ? " or none" : "",
                            " (the length of the group's first column)"));
       return;
     }
     if (AllOk(c, rule)) return;
     for (int i = 0; i < c.size(); ++i) {
       if (!Passes(c[i], rule)) {
-        v_->Add(
-            absl::StrCat(path_, ".", name, "[", i, "] ", WhyNot(c[i], rule)));
+        v_->Add(absl::StrCat(path_, ".", name, "[", i, "]"),
+                WhyNot(c[i], rule));
       }
     }
   }
@@ -81,8 +82,8 @@ class GroupChecker {
     if (bad == 0) return;
     for (int i = 0; i < n_; ++i) {
       if (hi[i] < lo[i]) {
-        v_->Add(absl::StrCat(path_, ".", op, ".max_", axis, "[", i,
-                             "] must be >= min_", axis, "[", i, "] (", lo[i],
+        v_->Add(absl::StrCat(path_, ".", op, ".max_", axis, "[", i, "]"),
+                absl::StrCat("must be >= min_", axis, "[", i, "] (", lo[i],
                              "), got ", hi[i]));
       }
     }
@@ -131,8 +132,8 @@ class GroupChecker {
       // An empty group needs no orientation; both forms at once is an error
       // whatever the length (their elements would go unchecked).
       if (n_ == 0 && !has_angle) return;
-      v_->Add(absl::StrCat(path_, ".", op,
-                           " must give the orientation either as angle or as "
+      v_->Add(absl::StrCat(path_, ".", op),
+              absl::StrCat("must give the orientation either as angle or as "
                            "cos and sin, not ",
                            has_angle ? "both" : "neither"));
       return;
@@ -147,9 +148,8 @@ class GroupChecker {
     for (int i = 0; i < n_; ++i) {
       const float c = r.cos(i), s = r.sin(i);
       if (!IsUnitRotation(c, s)) {
-        v_->Add(absl::StrCat(path_, ".", op, " (cos[", i, "], sin[", i,
-                             "]) must have unit length, got (", c, ", ", s,
-                             ")"));
+        v_->Add(absl::StrCat(path_, ".", op, " (cos[", i, "], sin[", i, "])"),
+                absl::StrCat("must have unit length, got (", c, ", ", s, ")"));
       }
     }
   }
@@ -218,11 +218,10 @@ void CheckIntersectGroup(const v1::IntersectColumnGroup& g,
       break;
     case v1::IntersectColumnGroup::PAIRS_NOT_SET:
     default:
-      v->Add(absl::StrCat(path,
-                          " has no pair kind set: set one of "
-                          "circle_circle, circle_rect, "
-                          "circle_rotated_rect, rect_rect, "
-                          "sphere_sphere, sphere_box, box_box"));
+      v->Add(path,
+             "has no pair kind set: set one of circle_circle, circle_rect, "
+             "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, "
+             "box_box");
       return;
   }
   (*counts)[static_cast<int>(kind)] += c.n();
@@ -235,23 +234,22 @@ void CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
       g.targets_case() == v1::ClosestPointColumnGroup::kSpheres ||
       g.targets_case() == v1::ClosestPointColumnGroup::kBoxes;
   if (g.targets_case() == v1::ClosestPointColumnGroup::TARGETS_NOT_SET) {
-    v->Add(absl::StrCat(path, " has no targets set: set one of circles, ",
-                        "rects, rotated_rects, spheres, boxes"));
+    v->Add(path,
+           "has no targets set: set one of circles, rects, rotated_rects, "
+           "spheres, boxes");
     return;
   }
   GroupChecker c(v, path);
   if (three_d) {
     if (g.has_queries2() && !g.queries2().x().empty()) {
-      v->Add(absl::StrCat(path, ".queries2 must be empty for 3D targets; ",
-                          "use queries3"));
+      v->Add(path + ".queries2", "must be empty for 3D targets; use queries3");
       return;  // the targets' lengths would only echo this mistake
     }
     c.SetCount(g.queries3().x());
     c.Ball3(g.queries3(), "queries3");
   } else {
     if (g.has_queries3() && !g.queries3().x().empty()) {
-      v->Add(absl::StrCat(path, ".queries3 must be empty for 2D targets; ",
-                          "use queries2"));
+      v->Add(path + ".queries3", "must be empty for 2D targets; use queries2");
       return;  // the targets' lengths would only echo this mistake
     }
     c.SetCount(g.queries2().x());

@@ -1,5 +1,6 @@
 #include "collision/wire/convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -12,20 +13,66 @@
 
 namespace collision::wire {
 
-void Violations::Add(std::string message) {
-  if (listed_.size() < kMaxListedViolations) {
-    listed_.push_back(std::move(message));
+void Violations::Add(std::string field, std::string why) {
+  if (listed_.size() < kMaxDetailedViolations) {
+    listed_.push_back({std::move(field), std::move(why), false});
+  }
+  ++count_;
+}
+
+void Violations::AddItem(std::string item, std::string why) {
+  if (listed_.size() < kMaxDetailedViolations) {
+    listed_.push_back({std::move(item), std::move(why), true});
   }
   ++count_;
 }
 
 absl::Status Violations::ToStatus() const {
-  std::string message = absl::StrJoin(listed_, "; ");
-  if (count_ > listed_.size()) {
-    absl::StrAppend(&message, "; and ", count_ - listed_.size(),
+  std::string message;
+  const std::size_t in_message =
+      std::min<std::size_t>(listed_.size(), kMaxListedViolations);
+  for (std::size_t i = 0; i < in_message; ++i) {
+    const Entry& e = listed_[i];
+    absl::StrAppend(&message, i == 0 ? "" : "; ", e.field,
+                    e.field.empty() ? "" : (e.item ? ": " : " "), e.why);
+  }
+  if (count_ > in_message) {
+    absl::StrAppend(&message, "; and ", count_ - in_message,
                     " more invalid fields");
   }
-  return absl::InvalidArgumentError(message);
+  v1::BadRequest details;
+  std::size_t bytes = 0;
+  for (const Entry& e : listed_) {
+    // field and why, plus a few bytes of tags and lengths each.
+    bytes += e.field.size() + e.why.size() + 8;
+    if (bytes > kMaxDetailBytes) break;
+    v1::BadRequest::FieldViolation* v = details.add_field_violations();
+    v->set_field(e.field);
+    v->set_description(e.why);
+  }
+  const std::size_t detailed = details.field_violations_size();
+  if (count_ > detailed) {
+    details.add_field_violations()->set_description(
+        absl::StrCat("and ", count_ - detailed, " more invalid fields"));
+  }
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kBadRequestTypeUrl,
+                    absl::Cord(details.SerializeAsString()));
+  return status;
+}
+
+absl::Status InvalidField(std::string field, std::string why) {
+  Violations v;
+  v.Add(std::move(field), std::move(why));
+  return v.ToStatus();
+}
+
+v1::BadRequest BadRequestOf(const absl::Status& status) {
+  v1::BadRequest out;
+  if (auto payload = status.GetPayload(kBadRequestTypeUrl)) {
+    out.ParseFromString(std::string(*payload));
+  }
+  return out;
 }
 
 namespace {
@@ -44,16 +91,18 @@ std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v,
     case v1::BOUNDARY_RULE_EXCLUSIVE:
       return Boundary::kExclusive;
     case v1::BOUNDARY_RULE_UNSPECIFIED:
-      v->Add(use == BoundaryUse::kHits
-                 ? "boundary is required: BOUNDARY_RULE_INCLUSIVE (touching "
+      v->Add("boundary",
+             use == BoundaryUse::kHits
+                 ? "is required: BOUNDARY_RULE_INCLUSIVE (touching "
                    "is a hit) or BOUNDARY_RULE_EXCLUSIVE (only overlap is a "
                    "hit)"
-                 : "boundary is required: BOUNDARY_RULE_INCLUSIVE (a query "
+                 : "is required: BOUNDARY_RULE_INCLUSIVE (a query "
                    "exactly on the target's boundary is inside) or "
                    "BOUNDARY_RULE_EXCLUSIVE (it is not)");
       return std::nullopt;
     default:
-      v->Add(absl::StrCat("boundary has unknown value ", static_cast<int>(rule),
+      v->Add("boundary",
+             absl::StrCat("has unknown value ", static_cast<int>(rule),
                           "; use BOUNDARY_RULE_INCLUSIVE or "
                           "BOUNDARY_RULE_EXCLUSIVE"));
       return std::nullopt;
@@ -65,13 +114,13 @@ std::optional<Boundary> ParseBoundary(v1::BoundaryRule rule, Violations* v,
 absl::Status CheckBatchSize(std::size_t size, const char* field,
                             const RequestLimits& limits) {
   if (size == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " must not be empty"));
+    return InvalidField(field, "must not be empty");
   }
   if (size > limits.max_batch) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, " has ", size, " items, over this server's limit of ",
-        limits.max_batch, "; split the batch"));
+    return InvalidField(field,
+                        absl::StrCat("has ", size,
+                                     " items, over this server's limit of ",
+                                     limits.max_batch, "; split the batch"));
   }
   return absl::OkStatus();
 }
@@ -104,8 +153,8 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
     const ShapeKind kb = KindOf(*b);
     const std::optional<WorkKind> kind = IntersectWorkKind(ka, kb);
     if (!kind) {
-      violations.Add(
-          absl::StrCat(path, ": ", KindName(ka), " vs ", KindName(kb),
+      violations.AddItem(
+          path, absl::StrCat(KindName(ka), " vs ", KindName(kb),
                        Is3D(ka) != Is3D(kb) ? " mixes a 2D and a 3D shape"
                                             : " is not a supported pair",
                        " (", kSupportedPairs, ")"));
@@ -142,16 +191,18 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
     std::optional<Shape> t =
         parser.ParseShape(item.has_target(), item.target(), path + ".target");
     if (q && !IsClosestPointQuery(KindOf(*q))) {
-      violations.Add(absl::StrCat(path, ".query must be a point, circle, ",
-                                  "point3 or sphere, got ",
+      violations.Add(path + ".query",
+                     absl::StrCat("must be a point, circle, point3 or sphere, "
+                                  "got ",
                                   KindName(KindOf(*q))));
       continue;
     }
     if (!q || !t) continue;
     if (Is3D(KindOf(*q)) != Is3D(KindOf(*t))) {
-      violations.Add(absl::StrCat(path, ": query ", KindName(KindOf(*q)),
-                                  " and target ", KindName(KindOf(*t)),
-                                  " mix a 2D and a 3D shape"));
+      violations.AddItem(path, absl::StrCat("query ", KindName(KindOf(*q)),
+                                            " and target ",
+                                            KindName(KindOf(*t)),
+                                            " mix a 2D and a 3D shape"));
       continue;
     }
     if (violations.empty()) {

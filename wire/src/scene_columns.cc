@@ -21,8 +21,9 @@ class ColumnReader {
     n_ = static_cast<std::size_t>(g_.ids_size());
     if (g_.categories_size() != 0 &&
         static_cast<std::size_t>(g_.categories_size()) != n_) {
-      v_->Add(absl::StrCat(path_, ".categories has ", g_.categories_size(),
-                           " values for ", n_, " ids; give ", n_, " or none"));
+      v_->Add(path_ + ".categories",
+              absl::StrCat("has ", g_.categories_size(), " values for ", n_,
+                           " ids; give ", n_, " or none"));
       return;
     }
     const std::size_t first = out->size();
@@ -51,12 +52,13 @@ class ColumnReader {
         if (flat) break;
         return Boxes(g_.boxes(), rows);
       case v1::EntityColumns::SHAPES_NOT_SET:
-        v_->Add(absl::StrCat(path_, ".shapes is required: set circles, ",
-                             "rects, rotated_rects, spheres or boxes"));
+        v_->Add(path_ + ".shapes",
+                "is required: set circles, rects, rotated_rects, spheres or "
+                "boxes");
         return;
     }
-    v_->Add(absl::StrCat(path_, " holds shapes of the wrong dimension for a ",
-                         DimensionName(dimension), " scene"));
+    v_->Add(path_, absl::StrCat("holds shapes of the wrong dimension for a ",
+                                DimensionName(dimension), " scene"));
   }
 
  private:
@@ -64,8 +66,9 @@ class ColumnReader {
   bool Sized(const Field& column, const char* name, bool optional = false) {
     const auto size = static_cast<std::size_t>(column.size());
     if (size == n_ || (optional && size == 0)) return true;
-    v_->Add(absl::StrCat(path_, ".", name, " has ", size, " values for ", n_,
-                         " ids", optional ? " (give them all or none)" : ""));
+    v_->Add(absl::StrCat(path_, ".", name),
+            absl::StrCat("has ", size, " values for ", n_, " ids",
+                         optional ? " (give them all or none)" : ""));
     return false;
   }
   std::string At(const char* group, const char* name, std::size_t i) const {
@@ -132,8 +135,8 @@ class ColumnReader {
     }
     const bool angles = r.angle_size() != 0;
     if (angles == (r.cos_size() != 0 || r.sin_size() != 0)) {
-      v_->Add(absl::StrCat(path_, ".rotated_rects needs either angle or both ",
-                           "cos and sin"));
+      v_->Add(path_ + ".rotated_rects",
+              "needs either angle or both cos and sin");
       return;
     }
     if (angles ? !Sized(r.angle(), "rotated_rects.angle")

@@ -26,8 +26,9 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
   out->tick = u.tick();
   out->snapshot = u.snapshot();
   if (last_tick.has_value() && u.tick() <= *last_tick) {
-    v->Add(absl::StrCat("update.tick must be > the previous update's tick (",
-                        *last_tick, "), got ", u.tick()));
+    v->Add("update.tick",
+           absl::StrCat("must be > the previous update's tick (", *last_tick,
+                        "), got ", u.tick()));
   }
   out->upserts.reserve(static_cast<std::size_t>(u.upserts_size()));
   for (int i = 0; i < u.upserts_size(); ++i) {
@@ -45,7 +46,8 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
         parser->ParseShape(e.has_shape(), e.shape(), path + ".shape");
     if (parsed.has_value() &&
         !ShapeFitsDimension(*parsed, settings.dimension)) {
-      v->Add(absl::StrCat(path, ".shape is a ", KindName(KindOf(*parsed)),
+      v->Add(path + ".shape",
+             absl::StrCat("is a ", KindName(KindOf(*parsed)),
                           ", not a shape of this ",
                           DimensionName(settings.dimension), " scene"));
     }
@@ -59,28 +61,27 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
   }
   out->removals.assign(u.removals().begin(), u.removals().end());
   if (u.snapshot() && !out->removals.empty()) {
-    v->Add(
-        "update.removals must be empty in a snapshot (it replaces the "
-        "whole world)");
+    v->Add("update.removals",
+           "must be empty in a snapshot (it replaces the whole world)");
   }
   absl::flat_hash_set<uint64_t> seen;
   seen.reserve(out->upserts.size() + out->removals.size());
   for (std::size_t i = 0; i < out->removals.size(); ++i) {
     const uint64_t id = out->removals[i];
     if (!seen.insert(id).second) {
-      v->Add(absl::StrCat("update.removals[", i, "]: entity ", id,
-                          " appears twice in this update"));
+      v->AddItem(absl::StrCat("update.removals[", i, "]"),
+                 absl::StrCat("entity ", id, " appears twice in this update"));
     } else if (!scene.Contains(id)) {
-      v->Add(absl::StrCat("update.removals[", i, "]: no entity ", id,
-                          " in the scene"));
+      v->AddItem(absl::StrCat("update.removals[", i, "]"),
+                 absl::StrCat("no entity ", id, " in the scene"));
     }
   }
   for (std::size_t i = 0; i < out->upserts.size(); ++i) {
     const uint64_t id = out->upserts[i].id;
     if (!seen.insert(id).second) {
-      v->Add(absl::StrCat("update upsert ", i, " (per-entity upserts first, ",
-                          "then columns): entity ", id,
-                          " appears twice in this update"));
+      v->Add(absl::StrCat("update upsert ", i),
+             absl::StrCat("(per-entity upserts first, then columns): entity ",
+                          id, " appears twice in this update"));
     }
   }
 }
@@ -94,16 +95,17 @@ void ParseMoment(const v1::SceneMoment& at, int index,
   out->at = SceneMoment{at.tick(), at.fraction()};
   const float f = at.fraction();
   if (!(f >= 0.0f && f < 1.0f)) {
-    v->Add(absl::StrCat(path, ".fraction must be in [0, 1), got ", f));
+    v->Add(path + ".fraction", absl::StrCat("must be in [0, 1), got ", f));
     return;
   }
   if (!latest.has_value()) {
-    v->Add(absl::StrCat(path,
-                        ": the scene has no tick yet (send an update "
-                        "first); a query without `at` needs none"));
+    v->AddItem(path,
+               "the scene has no tick yet (send an update first); a query "
+               "without `at` needs none");
   } else if (at.tick() > *latest || (at.tick() == *latest && f > 0.0f)) {
-    v->Add(absl::StrCat(path, " is in the future: tick ", at.tick(), " + ", f,
-                        " is after the scene's latest tick (", *latest, ")"));
+    v->Add(path, absl::StrCat("is in the future: tick ", at.tick(), " + ", f,
+                              " is after the scene's latest tick (", *latest,
+                              ")"));
   }
 }
 
@@ -120,7 +122,7 @@ Vec3 CastVector(const v1::Vec3& v, bool present, const std::string& path,
   Vec3 out = parser->Point3(present, v, path);
   if (d == SceneDimension::k2D && present && out.z != 0.0f) {
     parser->violations()->Add(
-        absl::StrCat(path, ".z must be 0 in a 2D scene, got ", out.z));
+        path + ".z", absl::StrCat("must be 0 in a 2D scene, got ", out.z));
   }
   return out;
 }
@@ -135,7 +137,7 @@ void ParseCast(const v1::Vec3& origin, bool has_origin,
   out->max_distance = parser->Length(max_distance, path + ".max_distance");
   out->radius = parser->Length(radius, path + ".radius");
   if (has_direction && dir.x == 0.0f && dir.y == 0.0f && dir.z == 0.0f) {
-    parser->violations()->Add(path + ".direction must not be zero");
+    parser->violations()->Add(path + ".direction", "must not be zero");
   }
   if (d == SceneDimension::k2D) {
     const Vec2 u = NormalizeDirection(Vec2{dir.x, dir.y});
@@ -255,14 +257,15 @@ void ParseQuery(const v1::SceneQuery& q, int index,
   out->filter.exclude_id = q.exclude_id();
   out->max_hits = q.max_hits() == 0 ? limits.max_hits : q.max_hits();
   if (out->max_hits > limits.max_hits) {
-    v->Add(absl::StrCat(path, ".max_hits must be <= this server's limit of ",
-                        limits.max_hits, ", got ", q.max_hits()));
+    v->Add(path + ".max_hits",
+           absl::StrCat("must be <= this server's limit of ", limits.max_hits,
+                        ", got ", q.max_hits()));
   }
   out->boundary = settings.boundary;
   if (q.boundary() != v1::BOUNDARY_RULE_UNSPECIFIED) {
     Violations rule;
     if (auto b = ParseBoundary(q.boundary(), &rule)) out->boundary = *b;
-    if (!rule.empty()) v->Add(path + ".boundary is not a known rule");
+    if (!rule.empty()) v->Add(path + ".boundary", "is not a known rule");
   }
   const SceneDimension d = settings.dimension;
   auto shape_of = [&](bool present, const v1::Shape& s,
@@ -270,9 +273,9 @@ void ParseQuery(const v1::SceneQuery& q, int index,
     std::optional<Shape> shape = parser->ParseShape(present, s, p);
     if (!shape.has_value()) return Shape{};
     if (!ShapeFitsDimension(*shape, d)) {
-      v->Add(absl::StrCat(p, " is a ", KindName(KindOf(*shape)),
-                          ", not a shape of this ", DimensionName(d),
-                          " scene"));
+      v->Add(p, absl::StrCat("is a ", KindName(KindOf(*shape)),
+                             ", not a shape of this ", DimensionName(d),
+                             " scene"));
     }
     return *shape;
   };
@@ -290,14 +293,16 @@ void ParseQuery(const v1::SceneQuery& q, int index,
       out->kind = SceneQueryKind::kNearest;
       out->shape = shape_of(n.has_shape(), n.shape(), path + ".nearest.shape");
       if (n.has_shape() && !IsClosestPointQuery(KindOf(out->shape))) {
-        v->Add(absl::StrCat(path, ".nearest.shape must be a point or circle ",
-                            "(2D) or a point3 or sphere (3D), got a ",
+        v->Add(path + ".nearest.shape",
+               absl::StrCat("must be a point or circle (2D) or a point3 or "
+                            "sphere (3D), got a ",
                             KindName(KindOf(out->shape))));
       }
       out->k = n.k();
       if (n.k() == 0 || n.k() > limits.max_hits) {
-        v->Add(absl::StrCat(path, ".nearest.k must be in [1, ", limits.max_hits,
-                            "], got ", n.k()));
+        v->Add(path + ".nearest.k", absl::StrCat("must be in [1, ",
+                                                 limits.max_hits, "], got ",
+                                                 n.k()));
       }
       out->max_gap =
           n.has_max_distance()
@@ -327,7 +332,7 @@ void ParseQuery(const v1::SceneQuery& q, int index,
     case v1::SceneQuery::QUERY_NOT_SET:
       break;
   }
-  v->Add(path + ".query is required: set overlap, nearest, raycast or sweep");
+  v->Add(path + ".query", "is required: set overlap, nearest, raycast or sweep");
 }
 
 }  // namespace
@@ -344,14 +349,13 @@ absl::StatusOr<SceneSettings> ParseSceneConfig(const v1::SceneConfig& config,
       s.dimension = SceneDimension::k3D;
       break;
     default:
-      v.Add("config.dimension is required: DIMENSION_2D or DIMENSION_3D");
+      v.Add("config.dimension", "is required: DIMENSION_2D or DIMENSION_3D");
   }
   Violations rule;
   if (auto b = ParseBoundary(config.boundary(), &rule)) s.boundary = *b;
   if (!rule.empty()) {
-    v.Add(
-        "config.boundary is required: BOUNDARY_RULE_INCLUSIVE or "
-        "BOUNDARY_RULE_EXCLUSIVE");
+    v.Add("config.boundary",
+          "is required: BOUNDARY_RULE_INCLUSIVE or BOUNDARY_RULE_EXCLUSIVE");
   }
   if (!v.empty()) return v.ToStatus();
   if (config.max_entities() > limits.max_entities) {
@@ -363,9 +367,10 @@ absl::StatusOr<SceneSettings> ParseSceneConfig(const v1::SceneConfig& config,
   s.max_entities =
       config.max_entities() == 0 ? limits.max_entities : config.max_entities();
   if (config.tick_rate() > 1000) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "config.tick_rate must be in [0, 1000] ticks per second (0: 64), got ",
-        config.tick_rate()));
+    return InvalidField(
+        "config.tick_rate",
+        absl::StrCat("must be in [0, 1000] ticks per second (0: 64), got ",
+                     config.tick_rate()));
   }
   const uint32_t rate = config.tick_rate() == 0 ? 64 : config.tick_rate();
   const uint32_t ticks =
@@ -397,9 +402,9 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
   Parser parser(&v);
   ParsedSceneMessage out;
   if (request.has_config() && !config_allowed) {
-    v.Add(
-        "config is allowed only in the first message of the stream (the "
-        "scene is configured already)");
+    v.Add("config",
+          "is allowed only in the first message of the stream (the scene is "
+          "configured already)");
   }
   if (request.has_update()) {
     ParseUpdate(request.update(), settings, last_tick, scene, &parser, &v,

@@ -47,11 +47,12 @@ absl::Status Over(uint64_t count, RequestMessage message,
     case RequestMessage::kClosestPoint:
       return CheckBatchSize(count, "queries", limits);
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "groups has ", count, " groups, over this server's limit of ",
-          limits.max_batch,
-          " items (a group holds at least one); split the "
-          "batch"));
+      return InvalidField(
+          "groups", absl::StrCat("has ", count,
+                                 " groups, over this server's limit of ",
+                                 limits.max_batch,
+                                 " items (a group holds at least one); split "
+                                 "the batch"));
   }
 }
 

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "collision/client/columns.h"
+#include "collision/client/errors.h"
 #include "collision/client/session.h"
 #include "collision/client/shapes.h"
 #include "collision/v1/collision.grpc.pb.h"

@@ -25,20 +25,48 @@
 namespace collision::wire {
 
 inline constexpr int kMaxListedViolations = 10;
+// The status details list at most this many violations and about
+// kMaxDetailBytes of them, so that the `grpc-status-details-bin` trailer
+// stays well inside gRPC's default 8 KiB metadata limit (base64 adds a
+// third); a last entry with an empty field then says how many more there were.
+inline constexpr int kMaxDetailedViolations = 50;
+inline constexpr std::size_t kMaxDetailBytes = 3072;
+// The type URL of the v1::BadRequest payload of an INVALID_ARGUMENT status:
+// google.rpc.BadRequest's, whose bytes v1::BadRequest shares.
+inline constexpr char kBadRequestTypeUrl[] =
+    "type.googleapis.com/google.rpc.BadRequest";
 
 // Collects every violation of a request; the status lists the first
-// kMaxListedViolations and counts the rest.
+// kMaxListedViolations in its message and counts the rest, and carries the
+// fields at fault as a v1::BadRequest payload (kBadRequestTypeUrl).
 class Violations {
  public:
-  void Add(std::string message);
+  // `field` is a path into the request ("pairs[3].a.circle.radius"), `why`
+  // what is wrong with it ("must be >= 0, got -1"); the message reads
+  // "pairs[3].a.circle.radius must be >= 0, got -1".
+  void Add(std::string field, std::string why);
+  // A fault of an item as a whole; the message reads "pairs[3]: why".
+  void AddItem(std::string item, std::string why);
   bool empty() const { return count_ == 0; }
   std::size_t count() const { return count_; }
   absl::Status ToStatus() const;
 
  private:
-  std::vector<std::string> listed_;
+  struct Entry {
+    std::string field;
+    std::string why;
+    bool item;
+  };
+  std::vector<Entry> listed_;
   std::size_t count_ = 0;
 };
+
+// INVALID_ARGUMENT for one field, with its BadRequest payload.
+absl::Status InvalidField(std::string field, std::string why);
+
+// The fields at fault of a status made by Violations or InvalidField (empty
+// for any other status).
+v1::BadRequest BadRequestOf(const absl::Status& status);
 
 // Work done by a request, counted by WorkKind (collision/core/kinds.h), as
 // reported in metrics.

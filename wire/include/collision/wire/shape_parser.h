@@ -34,13 +34,13 @@ class Parser {
 
   float Checked(float value, FieldRule rule, const std::string& path) {
     if (!Passes(value, rule)) {
-      v_->Add(absl::StrCat(path, " ", WhyNot(value, rule)));
+      v_->Add(path, WhyNot(value, rule));
     }
     return value;
   }
 
   bool Required(bool present, const std::string& path) {
-    if (!present) v_->Add(absl::StrCat(path, " is required"));
+    if (!present) v_->Add(path, "is required");
     return present;
   }
 
@@ -63,8 +63,8 @@ class Parser {
   void Ordered(float lo, float hi, const std::string& path,
                const std::string& axis) {
     if (std::isfinite(lo) && std::isfinite(hi) && hi < lo) {
-      v_->Add(absl::StrCat(path, ".max.", axis, " must be >= min.", axis, " (",
-                           lo, "), got ", hi));
+      v_->Add(absl::StrCat(path, ".max.", axis),
+              absl::StrCat("must be >= min.", axis, " (", lo, "), got ", hi));
     }
   }
 
@@ -87,14 +87,15 @@ class Parser {
         const float c = r.rotation().cos();
         const float s = r.rotation().sin();
         if (!std::isfinite(c) || !std::isfinite(s)) {
-          v_->Add(absl::StrCat(path, ".rotation must be finite, got (", c, ", ",
-                               s, ")"));
+          v_->Add(path + ".rotation",
+                  absl::StrCat("must be finite, got (", c, ", ", s, ")"));
           return {};
         }
         if (!IsUnitRotation(c, s)) {
-          v_->Add(absl::StrCat(path, ".rotation (cos, sin) must have unit ",
-                               "length (cos^2 + sin^2 within 1e-5 of 1), ",
-                               "got (", c, ", ", s, ")"));
+          v_->Add(path + ".rotation",
+                  absl::StrCat("(cos, sin) must have unit length (cos^2 + ",
+                               "sin^2 within 1e-5 of 1), got (", c, ", ", s,
+                               ")"));
           return {};
         }
         return Rotation{c, s};
@@ -102,8 +103,8 @@ class Parser {
       case v1::RotatedRect::ORIENTATION_NOT_SET:
         break;
     }
-    v_->Add(absl::StrCat(path, ".orientation is required: set angle ",
-                         "(radians) or rotation (cos, sin)"));
+    v_->Add(path + ".orientation",
+            "is required: set angle (radians) or rotation (cos, sin)");
     return {};
   }
 
@@ -163,8 +164,9 @@ class Parser {
       case v1::Shape::KIND_NOT_SET:
         break;
     }
-    v_->Add(absl::StrCat(path, " has no shape set: set one of point, circle, ",
-                         "rect, rotated_rect, point3, sphere, box"));
+    v_->Add(path,
+            "has no shape set: set one of point, circle, rect, rotated_rect, "
+            "point3, sphere, box");
     return std::nullopt;
   }
 
