@@ -226,7 +226,8 @@ class StreamReactor final
     HandOff(this);
     StartRead(&request_bytes_);
   }
-  void End(const grpc::Status& s) {
+  // `aged`: the stream ends at its maximum age, which its trailer says.
+  void End(const grpc::Status& s, bool aged = false) {
     bool already;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -240,6 +241,9 @@ class StreamReactor final
       return;
     }
     end_code_ = s.error_code();
+    // Here, once: the age timer and the last answer's write may both end an
+    // aged stream, and a trailer added twice reaches the client twice.
+    if (aged) context_->AddTrailingMetadata("collision-stream-end", "max-age");
     // Finish (gRPC's header code) still reads the reactor after OnDone may
     // already be able to run elsewhere. gRPC orders the two, but invisibly
     // to ThreadSanitizer; holding a reference across the call makes the
@@ -267,14 +271,14 @@ class StreamReactor final
   }
 
   void EndAged() {
-    context_->AddTrailingMetadata("collision-stream-end", "max-age");
     End(grpc::Status(
         grpc::StatusCode::UNAVAILABLE,
         absl::StrCat("stream ended at its maximum age (",
                      absl::FormatDuration(service_->options_.max_stream_age),
                      ") so that clients move to fresh connections, between "
                      "two messages: reopen the stream and resend the "
-                     "messages that have no answer")));
+                     "messages that have no answer")),
+        /*aged=*/true);
   }
 
   void Unref() {
