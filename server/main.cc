@@ -79,6 +79,10 @@ ABSL_FLAG(bool, decode_pairs_from_bytes, true,
 ABSL_FLAG(std::string, metrics_address, "",
           "host:port of the Prometheus /metrics endpoint (e.g. "
           "0.0.0.0:9464; port 0 picks a free port); empty = off");
+ABSL_FLAG(std::string, health_address, "",
+          "host:port of a plaintext listener serving only grpc.health.v1 "
+          "(for probes that cannot speak the main port's TLS; port 0 picks a "
+          "free port); empty = off");
 ABSL_FLAG(absl::Duration, max_connection_age, absl::Minutes(5),
           "close connections after this age (+ grace) so clients re-resolve; "
           "0 = never");
@@ -211,6 +215,7 @@ int main(int argc, char** argv) {
   options.version = COLLISION_VERSION;
   options.build_type = COLLISION_BUILD_TYPE;
   options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
+  options.health_address = absl::GetFlag(FLAGS_health_address);
   options.tls.cert_chain_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);
   options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
@@ -253,6 +258,12 @@ int main(int argc, char** argv) {
           : absl::StrCat(options.metrics_address.substr(
                              0, options.metrics_address.rfind(':')),
                          ":", (*server)->metrics_port()),
+      " health_only=",
+      options.health_address.empty()
+          ? std::string("off")
+          : absl::StrCat(options.health_address.substr(
+                             0, options.health_address.rfind(':')),
+                         ":", (*server)->health_port()),
       " max_receive_message_bytes=", (*server)->max_receive_message_bytes(),
       " max_in_flight_bytes=", options.service.max_in_flight_bytes,
       " transport_memory_bytes=", options.transport_memory_bytes,

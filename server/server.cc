@@ -17,6 +17,7 @@
 #include "collision/core/batch.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
@@ -267,6 +268,31 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   const std::string host =
       options.address.substr(0, options.address.rfind(':'));
   server->address_ = absl::StrCat(host, ":", server->port_);
+  if (!options.health_address.empty()) {
+    // Its own grpc::Server: a second port on the main builder would serve
+    // every service there, in plaintext. gRPC adds its default health
+    // service; the generic service answers every other method UNIMPLEMENTED
+    // (a builder with no service of its own refuses to start).
+    grpc::ServerBuilder health;
+    server->health_fallback_ = std::make_unique<grpc::CallbackGenericService>();
+    health.RegisterCallbackGenericService(server->health_fallback_.get());
+    health.AddListeningPort(options.health_address,
+                            grpc::InsecureServerCredentials(),
+                            &server->health_port_);
+    health.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
+                              options.allow_reuseport ? 1 : 0);
+    // Health checks are a few bytes; nothing bigger is read.
+    health.SetMaxReceiveMessageSize(4096);
+    health.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, 16);
+    health.SetOption(std::make_unique<WithoutReflection>());
+    server->health_server_ = health.BuildAndStart();
+    if (server->health_server_ == nullptr || server->health_port_ == 0) {
+      server->server_->Shutdown(std::chrono::system_clock::now());
+      return absl::UnavailableError(absl::StrCat(
+          "cannot listen on --health_address ", options.health_address, ": ",
+          WhyCannotListen(options.health_address, options.allow_reuseport)));
+    }
+  }
   server->SetServing(true);
   // A few descriptors kept back for the way out should the process run out
   // (see Watch).
@@ -327,16 +353,23 @@ void CollisionServer::StopWatching() {
 }
 
 void CollisionServer::SetServing(bool serving) {
-  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
-  if (health == nullptr) return;
-  health->SetServingStatus(kHealthServiceName, serving);
-  health->SetServingStatus("", serving);
+  for (grpc::Server* s : {server_.get(), health_server_.get()}) {
+    if (s == nullptr) continue;
+    grpc::HealthCheckServiceInterface* health = s->GetHealthCheckService();
+    if (health == nullptr) continue;
+    health->SetServingStatus(kHealthServiceName, serving);
+    health->SetServingStatus("", serving);
+  }
 }
 
 void CollisionServer::Shutdown(absl::Duration deadline) {
   if (server_ == nullptr) return;
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoMilliseconds(deadline));
+  // After the main port: probes see NOT_SERVING until the calls are done.
+  if (health_server_ != nullptr) {
+    health_server_->Shutdown(std::chrono::system_clock::now());
+  }
 }
 
 void CollisionServer::Drain(absl::Duration grace, absl::Duration deadline) {
@@ -349,6 +382,7 @@ void CollisionServer::Drain(absl::Duration grace, absl::Duration deadline) {
 
 void CollisionServer::Wait() {
   if (server_ != nullptr) server_->Wait();
+  if (health_server_ != nullptr) health_server_->Wait();
 }
 
 }  // namespace collision::server

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
 #include "server/scene_session.h"
@@ -68,6 +69,11 @@ struct ServerOptions {
   std::string metrics_address;
   // TLS / mutual TLS; all empty: plaintext.
   TlsFiles tls;
+  // host:port of a second, plaintext listener that serves only the standard
+  // health service (the same statuses as the main port); empty: off. For
+  // probes that cannot speak the main port's TLS (Kubernetes gRPC probes,
+  // an image HEALTHCHECK); it exposes nothing but SERVING / NOT_SERVING.
+  std::string health_address;
   // Bearer tokens required on every collision.v1 call; empty: none. With
   // tokens, reflection is off whatever enable_reflection says.
   std::string token_file;
@@ -103,6 +109,8 @@ class CollisionServer {
   int port() const { return port_; }
   // Port of the /metrics endpoint, 0 when metrics are off.
   int metrics_port() const { return metrics_port_; }
+  // Port of the health-only listener, 0 when it is off.
+  int health_port() const { return health_port_; }
   CollisionServiceImpl& service() { return *service_; }
   // "host:port" with the bound port, for clients.
   const std::string& address() const { return address_; }
@@ -146,6 +154,10 @@ class CollisionServer {
   std::unique_ptr<SceneServiceImpl> scene_service_;  // uses service_
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
+  // Before health_server_: it must outlive the server that calls it.
+  std::unique_ptr<grpc::CallbackGenericService> health_fallback_;
+  std::unique_ptr<grpc::Server> health_server_;  // see health_address
+  int health_port_ = 0;
   std::string address_;
   int max_receive_message_bytes_ = 0;
   bool reflection_ = false;

@@ -135,6 +135,17 @@ def main():
               "containerPort metrics != --metrics_address port")
     check(not value("address").startswith("127."),
           "--address must listen on all interfaces in a pod")
+    # Probes go to the health-only port when there is one (plaintext, so
+    # they work with TLS on the main port), else to the main port.
+    health_address = value("health_address")
+    probe_port = grpc_port
+    if health_address:
+        probe_port = port_of(health_address)
+        check(ports.get("health") == probe_port,
+              "containerPort health %s != --health_address port %s" %
+              (ports.get("health"), probe_port))
+        check(not health_address.startswith("127."),
+              "--health_address must listen on all interfaces in a pod")
 
     probes = {}
     for kind in ("readinessProbe", "livenessProbe"):
@@ -142,9 +153,9 @@ def main():
         if not check(probe and "grpc" in probe, "%s is not a grpc probe" % kind):
             continue
         probes[kind] = probe
-        check(probe["grpc"]["port"] == grpc_port,
-              "%s port %s != gRPC port %s" % (kind, probe["grpc"]["port"],
-                                             grpc_port))
+        check(probe["grpc"]["port"] == probe_port,
+              "%s port %s != the health port %s" %
+              (kind, probe["grpc"]["port"], probe_port))
         service = probe["grpc"].get("service", "")
         check(service in health_names, "%s service %r is not one the server "
               "reports (%s)" % (kind, service, sorted(health_names)))
