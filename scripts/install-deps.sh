@@ -11,6 +11,7 @@ apt_ensure install-deps \
   libabsl-dev libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev \
   prometheus-cpp-dev libssl-dev openssl curl \
   python3 python3-grpcio python3-protobuf python3-yaml \
+  python3-pip python3-setuptools python3-wheel python3-venv \
   nlohmann-json3-dev zlib1g-dev libnghttp2-dev nghttp2-client
 
 # The Node client's tests need node and npm (the test suite installs the npm

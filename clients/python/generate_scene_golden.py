@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """Writes testdata/golden/scenes.json: SceneService golden vectors.
 
-Run by hand when the cases or the contract change, never by the tests:
+Run by hand when the cases or the contract change, never by the tests,
+with the python of a venv the collision-client wheel is installed in (CTest's
+fixture python.WheelInstallsIntoCleanVenv makes
+build/<preset>/clients/python/venv):
 
-  /usr/bin/python3 clients/python/generate_scene_golden.py \
-      --server build/ci/server/collision_server \
-      --stubs build/ci/clients/python/stubs > testdata/golden/scenes.json
+  build/ci/clients/python/venv/bin/python \
+      clients/python/generate_scene_golden.py \
+      --server build/ci/server/collision_server > testdata/golden/scenes.json
 
 Each case below is one Session stream: its requests (written here as proto3
 JSON), and for every rejected message or query the error code and the
@@ -22,7 +25,17 @@ import json
 import math
 import sys
 
-from test_golden import LiveServer, wait_until_serving
+try:
+    import collision_client
+except ImportError:
+    sys.exit("generate_scene_golden.py: collision_client is not installed; "
+             "run it with the python of the venv the wheel is installed in "
+             "(see this file's docstring)")
+import grpc
+from collision.v1 import scene_pb2, scene_pb2_grpc
+from google.protobuf import json_format
+
+from live_server import LiveServer
 from test_scene_golden import case_differences, run_stream
 
 TOLERANCE = {"abs": 1e-05, "rel": 1e-05}
@@ -1101,23 +1114,15 @@ def dump(cases_out):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", required=True, help="collision_server binary")
-    p.add_argument("--stubs", required=True, help="dir of the generated stubs")
     args = p.parse_args()
-    sys.path.insert(0, args.stubs)
-    import grpc
-    from google.protobuf import json_format
-    from collision.v1 import scene_pb2, scene_pb2_grpc
-    import health_pb2
-    import health_pb2_grpc
     code_names = {c.value[0]: c.name for c in grpc.StatusCode}
 
     server = LiveServer(args.server)
     failures = []
     written = []
     try:
-        channel = grpc.insecure_channel(server.address)
-        wait_until_serving(channel, health_pb2, health_pb2_grpc)
-        stub = scene_pb2_grpc.SceneServiceStub(channel)
+        client = collision_client.Client(server.address)
+        stub = scene_pb2_grpc.SceneServiceStub(client.channel)
         for definition in cases():
             for s in definition["steps"]:  # canonical requests
                 s["request"] = canonical(
@@ -1146,7 +1151,7 @@ def main():
                                      scene_pb2, code_names)
             failures += ["%s: %s" % (definition["name"], d) for d in diffs]
             written.append(record(definition, responses, json_format))
-        channel.close()
+        client.close()
     finally:
         rc = server.stop()
     if rc != 0:

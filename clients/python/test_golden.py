@@ -1,28 +1,35 @@
 #!/usr/bin/python3
-"""Replays testdata/golden/golden.json against a real collision_server.
+"""Replays testdata/golden/golden.json against a real collision_server,
+through the installed collision_client package.
 
-Starts the server binary on 127.0.0.1 port 0 (it writes the bound port to a
-file), waits on the standard gRPC health service, sends every golden request
-and compares the answers as the golden README says: hit, relation, inside and
-error codes exactly, floats within the file's tolerance, error messages
-containing the case's field path. Stops the server with SIGTERM.
+Starts the server on 127.0.0.1 port 0, waits on the standard health service
+and sends every golden request with collision_client.Client, comparing the
+answers as the golden README says: hit, relation, inside and error codes
+exactly, floats within the file's tolerance, error messages containing the
+case's field path. The valid cases are sent a second time in columnar form
+(IntersectColumnsBatch, ClosestPointColumnsBatch), whose unpacked answers
+must be the same.
 
-Run with Debian's interpreter (python3-grpcio, python3-protobuf):
+Run with the python of a venv the wheel is installed in (CTest's fixture
+python.WheelInstallsIntoCleanVenv makes build/<preset>/clients/python/venv):
 
-  /usr/bin/python3 clients/python/test_golden.py --server build/server/collision_server \
-      --stubs build/clients/python/stubs --golden testdata/golden/golden.json
+  build/ci/clients/python/venv/bin/python clients/python/test_golden.py \
+      --server build/ci/server/collision_server
 """
 
 import argparse
 import json
 import math
 import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 import unittest
+
+import collision_client
+from collision.v1 import collision_pb2 as pb
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor as F
+
+from live_server import LiveServer
 
 ARGS = None  # parsed command line, set in main()
 
@@ -32,68 +39,13 @@ def parse_args(argv):
     root = os.path.dirname(os.path.dirname(here))
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", required=True, help="collision_server binary")
-    p.add_argument("--stubs", required=True, help="dir of the generated stubs")
     p.add_argument("--golden", default=os.path.join(
         root, "testdata", "golden", "golden.json"))
     return p.parse_known_args(argv)
 
 
-class LiveServer:
-    """collision_server on 127.0.0.1:0, stopped with SIGTERM."""
-
-    def __init__(self, binary):
-        self._dir = tempfile.TemporaryDirectory()
-        port_file = os.path.join(self._dir.name, "port")
-        self.log = open(os.path.join(self._dir.name, "server.log"), "w+")
-        self.proc = subprocess.Popen(
-            [binary, "--address=127.0.0.1:0", "--port_file=" + port_file,
-             "--drain_grace=0s"],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        # The port file appears (atomically renamed) once the server is bound.
-        deadline = time.monotonic() + 20
-        while not os.path.exists(port_file):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("server did not start:\n" + self.log_text())
-            time.sleep(0.05)
-        with open(port_file) as f:
-            self.address = "127.0.0.1:" + f.read().strip()
-
-    def log_text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        self._dir.cleanup()
-        return self.proc.returncode
-
-
-def wait_until_serving(channel, health_pb2, health_pb2_grpc, timeout_s=20):
-    """Blocks on the health service (wait_for_ready) until SERVING."""
-    stub = health_pb2_grpc.HealthStub(channel)
-    request = health_pb2.HealthCheckRequest(
-        service="collision.v1.CollisionService")
-    deadline = time.monotonic() + timeout_s
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("health service never reported SERVING")
-        reply = stub.Check(request, timeout=remaining, wait_for_ready=True)
-        if reply.status == health_pb2.HealthCheckResponse.SERVING:
-            return
-
-
 def compare(want, got, tol, path="response"):
     """Returns a list of differences between two messages of one type."""
-    from google.protobuf.descriptor import FieldDescriptor as F
     out = []
 
     def scalar(fd, w, g, where):
@@ -112,7 +64,8 @@ def compare(want, got, tol, path="response"):
         where = "%s.%s" % (path, fd.name)
         if fd.label == F.LABEL_REPEATED:
             if len(w) != len(g):
-                out.append("%s: want %d items, got %d" % (where, len(w), len(g)))
+                out.append("%s: want %d items, got %d" %
+                           (where, len(w), len(g)))
                 continue
             for i, (wi, gi) in enumerate(zip(w, g)):
                 if fd.type == F.TYPE_MESSAGE:
@@ -126,35 +79,43 @@ def compare(want, got, tol, path="response"):
     return out
 
 
+def columns_batch(case):
+    """The case's request as a columns batch, or None when a pair or query
+    has no columnar form (e.g. rect vs rotated rect)."""
+    if case["rpc"] == "Intersect":
+        request = json_format.ParseDict(case["request"], pb.IntersectRequest())
+        batch = collision_client.IntersectColumnsBatch(
+            boundary=request.boundary, relation=request.include_relation,
+            separation=request.include_separation)
+        items = [(p.a, p.b) for p in request.pairs]
+    else:
+        request = json_format.ParseDict(case["request"],
+                                        pb.ClosestPointRequest())
+        batch = collision_client.ClosestPointColumnsBatch(
+            boundary=request.boundary)
+        items = [(q.query, q.target) for q in request.queries]
+    try:
+        for a, b in items:
+            batch.add(a, b)
+    except ValueError:
+        return None
+    return batch
+
+
 class GoldenVectors(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, ARGS.stubs)
-        import grpc
-        from google.protobuf import json_format
-        from collision.v1 import collision_pb2, collision_pb2_grpc
-        import health_pb2
-        import health_pb2_grpc
-        cls.grpc = grpc
-        cls.json_format = json_format
-        cls.pb = collision_pb2
         with open(ARGS.golden) as f:
             cls.golden = json.load(f)
         cmp = cls.golden["comparison"]
         cls.tol = {"abs": cmp["float_absolute"], "rel": cmp["float_relative"]}
         cls.server = LiveServer(ARGS.server)
-        try:
-            cls.channel = grpc.insecure_channel(cls.server.address)
-            wait_until_serving(cls.channel, health_pb2, health_pb2_grpc)
-        except Exception:
-            cls.server.stop()
-            raise
-        cls.stub = collision_pb2_grpc.CollisionServiceStub(cls.channel)
+        cls.client = collision_client.Client(cls.server.address, deadline=10)
 
     @classmethod
     def tearDownClass(cls):
-        cls.channel.close()
+        cls.client.close()
         rc = cls.server.stop()
         if rc != 0:
             raise AssertionError("collision_server exited with %s" % rc)
@@ -164,29 +125,54 @@ class GoldenVectors(unittest.TestCase):
 
     def test_every_golden_case(self):
         rpcs = {
-            "Intersect": (self.stub.Intersect, self.pb.IntersectRequest,
-                          self.pb.IntersectResponse),
-            "ClosestPoint": (self.stub.ClosestPoint,
-                             self.pb.ClosestPointRequest,
-                             self.pb.ClosestPointResponse),
+            "Intersect": (self.client.intersect, pb.IntersectRequest,
+                          pb.IntersectResponse),
+            "ClosestPoint": (self.client.closest_point,
+                             pb.ClosestPointRequest, pb.ClosestPointResponse),
         }
         for case in self.golden["cases"]:
             with self.subTest(case=case["name"]):
                 call, request_type, response_type = rpcs[case["rpc"]]
-                request = self.json_format.ParseDict(case["request"],
-                                                     request_type())
+                request = json_format.ParseDict(case["request"],
+                                                request_type())
                 if "error" in case:
-                    with self.assertRaises(self.grpc.RpcError) as raised:
-                        call(request, timeout=10)
-                    err = raised.exception
-                    self.assertEqual(err.code().name, case["error"]["code"])
+                    with self.assertRaises(collision_client.CallError) as e:
+                        call(request)
+                    self.assertEqual(e.exception.code().name,
+                                     case["error"]["code"])
                     self.assertIn(case["error"]["message_contains"],
-                                  err.details())
+                                  e.exception.details())
                     continue
-                got = call(request, timeout=10)
-                want = self.json_format.ParseDict(case["response"],
-                                                  response_type())
+                got = call(request)
+                want = json_format.ParseDict(case["response"],
+                                             response_type())
                 self.assertEqual(compare(want, got, self.tol), [])
+
+    def test_valid_cases_answer_alike_in_columns(self):
+        sent = 0
+        for case in self.golden["cases"]:
+            if "error" in case:
+                continue
+            batch = columns_batch(case)
+            if batch is None:
+                continue
+            with self.subTest(case=case["name"]):
+                sent += 1
+                if case["rpc"] == "Intersect":
+                    answers = batch.unpack(
+                        self.client.intersect_columns(batch))
+                    got = pb.IntersectResponse(results=[
+                        pb.IntersectResult(hit=a.hit, relation=a.relation,
+                                           separation=a.separation)
+                        for a in answers])
+                    want = pb.IntersectResponse()
+                else:
+                    got = pb.ClosestPointResponse(results=batch.unpack(
+                        self.client.closest_point_columns(batch)))
+                    want = pb.ClosestPointResponse()
+                json_format.ParseDict(case["response"], want)
+                self.assertEqual(compare(want, got, self.tol), [])
+        self.assertGreaterEqual(sent, 40)
 
 
 def main():

@@ -1,17 +1,20 @@
 #!/usr/bin/python3
-"""Replays testdata/golden/scenes.json against a real collision_server.
+"""Replays testdata/golden/scenes.json against a real collision_server,
+through the installed collision_client package.
 
-Each case is one SceneService.Session stream: its messages are sent one at a
-time and each answer is compared as testdata/golden/README.md says (ids,
-relations, counts, error codes exactly; floats within the file's tolerance;
-error messages containing every `message_contains` substring). Starts and
-stops the server as test_golden.py does.
+Each case is one SceneService.Session stream (the package's
+collision.v1.scene_pb2_grpc stub over a collision_client.Client's channel):
+its messages are sent one at a time and each answer is compared as
+testdata/golden/README.md says (ids, relations, counts, error codes exactly;
+floats within the file's tolerance; error messages containing every
+`message_contains` substring). Starts and stops the server as test_golden.py
+does.
 
-Run with Debian's interpreter (python3-grpcio, python3-protobuf):
+Run with the python of the venv the wheel is installed in:
 
-  /usr/bin/python3 clients/python/test_scene_golden.py \
-      --server build/server/collision_server \
-      --stubs build/clients/python/stubs --scenes testdata/golden/scenes.json
+  build/ci/clients/python/venv/bin/python \
+      clients/python/test_scene_golden.py \
+      --server build/ci/server/collision_server
 """
 
 import argparse
@@ -22,7 +25,13 @@ import queue
 import sys
 import unittest
 
-from test_golden import LiveServer, compare, wait_until_serving
+import collision_client
+import grpc
+from collision.v1 import scene_pb2, scene_pb2_grpc
+from google.protobuf import json_format
+
+from live_server import LiveServer
+from test_golden import compare
 
 ARGS = None  # parsed command line, set in main()
 
@@ -32,7 +41,6 @@ def parse_args(argv):
     root = os.path.dirname(os.path.dirname(here))
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", required=True, help="collision_server binary")
-    p.add_argument("--stubs", required=True, help="dir of the generated stubs")
     p.add_argument("--scenes", default=os.path.join(
         root, "testdata", "golden", "scenes.json"))
     return p.parse_known_args(argv)
@@ -131,12 +139,6 @@ class SceneGoldenVectors(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, ARGS.stubs)
-        import grpc
-        from google.protobuf import json_format
-        from collision.v1 import scene_pb2, scene_pb2_grpc
-        import health_pb2
-        import health_pb2_grpc
         cls.grpc = grpc
         cls.json_format = json_format
         cls.pb = scene_pb2
@@ -146,17 +148,12 @@ class SceneGoldenVectors(unittest.TestCase):
         cmp = cls.golden["comparison"]
         cls.tol = {"abs": cmp["float_absolute"], "rel": cmp["float_relative"]}
         cls.server = LiveServer(ARGS.server)
-        try:
-            cls.channel = grpc.insecure_channel(cls.server.address)
-            wait_until_serving(cls.channel, health_pb2, health_pb2_grpc)
-        except Exception:
-            cls.server.stop()
-            raise
-        cls.stub = scene_pb2_grpc.SceneServiceStub(cls.channel)
+        cls.client = collision_client.Client(cls.server.address)
+        cls.stub = scene_pb2_grpc.SceneServiceStub(cls.client.channel)
 
     @classmethod
     def tearDownClass(cls):
-        cls.channel.close()
+        cls.client.close()
         rc = cls.server.stop()
         if rc != 0:
             raise AssertionError("collision_server exited with %s" % rc)
