@@ -1,21 +1,17 @@
-// Replays testdata/golden/golden.json against a real collision_server
-// started on 127.0.0.1 port 0: hit, relation, inside and error codes exactly,
-// floats within the file's tolerance, error messages containing the case's
-// field path. Run: COLLISION_SERVER=path/to/collision_server node --test test/
+// Replays testdata/golden/golden.json through the package's client against
+// a real collision_server started on 127.0.0.1 port 0: hit, relation,
+// inside and error codes exactly, floats within the file's tolerance, error
+// messages containing the case's field path.
+// Run: COLLISION_SERVER=path/to/collision_server node --test test/golden.test.js
+// (CTest also sets COLLISION_CLIENT_PREFIX: the installed package is tested).
 'use strict';
 
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
-const path = require('node:path');
-const {
-  grpc, loadProtos, unary, waitUntilServing, startServer,
-} = require('../collision');
+const { loadPackage, readGolden, startServerAndClient } = require('./helpers');
 
-const GOLDEN = process.env.COLLISION_GOLDEN ||
-  path.resolve(__dirname, '..', '..', '..', 'testdata', 'golden',
-    'golden.json');
-const golden = JSON.parse(fs.readFileSync(GOLDEN, 'utf8'));
+const cc = loadPackage();
+const golden = readGolden('COLLISION_GOLDEN', 'golden.json');
 const tol = {
   abs: golden.comparison.float_absolute,
   rel: golden.comparison.float_relative,
@@ -57,35 +53,31 @@ function compare(want, got, where, out) {
   return out;
 }
 
+const call = (client, c) => (c.rpc === 'Intersect'
+  ? client.intersect(c.request) : client.closestPoint(c.request));
+
 test('golden vectors against a live collision_server', async (t) => {
-  const binary = process.env.COLLISION_SERVER;
-  assert.ok(binary, 'set COLLISION_SERVER to the collision_server binary');
   assert.ok(golden.cases.length >= 60);
-  const protos = loadProtos();
-  const server = await startServer(binary);
-  const client = new protos.collision.CollisionService(server.address,
-    grpc.credentials.createInsecure());
+  const env = await startServerAndClient(cc);
   try {
-    await waitUntilServing(server.address, protos);
     for (const c of golden.cases) {
       await t.test(c.name, async () => {
         assert.ok(c.rpc === 'Intersect' || c.rpc === 'ClosestPoint');
         if (c.error) {
-          await assert.rejects(unary(client, c.rpc, c.request), (err) => {
-            assert.strictEqual(grpc.status[err.code], c.error.code);
+          await assert.rejects(call(env.client, c), (err) => {
+            assert.strictEqual(cc.status[err.code], c.error.code);
             assert.ok(err.details.includes(c.error.message_contains),
               `"${err.details}" lacks "${c.error.message_contains}"`);
+            assert.ok(Array.isArray(err.fieldViolations));
             return true;
           });
           return;
         }
-        const got = await unary(client, c.rpc, c.request);
+        const got = await call(env.client, c);
         assert.deepStrictEqual(compare(c.response, got, 'response', []), []);
       });
     }
   } finally {
-    client.close();
-    const code = await server.stop();
-    assert.strictEqual(code, 0, `collision_server exited ${code}`);
+    await env.stop();
   }
 });

@@ -2,22 +2,19 @@
 // on 127.0.0.1 port 0: each case on one SceneService.Session stream, one
 // message at a time. Sequence, tick, entity count, ids, relations, inside,
 // truncated and error codes exactly; floats within the file's tolerance;
-// error messages containing every `message_contains` substring.
-// Run: COLLISION_SERVER=path/to/collision_server node --test test/
+// error messages containing every `message_contains` substring; through the
+// package's SceneService session (a rejected message rejects its send with
+// a StreamMessageError that carries the response).
+// Run: COLLISION_SERVER=path/to/collision_server node --test test/scene_golden.test.js
+// (CTest also sets COLLISION_CLIENT_PREFIX: the installed package is tested).
 'use strict';
 
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
-const path = require('node:path');
-const {
-  grpc, loadProtos, bidi, waitUntilServing, startServer,
-} = require('../collision');
+const { loadPackage, readGolden, startServerAndClient } = require('./helpers');
 
-const SCENES = process.env.COLLISION_SCENES ||
-  path.resolve(__dirname, '..', '..', '..', 'testdata', 'golden',
-    'scenes.json');
-const golden = JSON.parse(fs.readFileSync(SCENES, 'utf8'));
+const cc = loadPackage();
+const golden = readGolden('COLLISION_SCENES', 'scenes.json');
 const tol = {
   abs: golden.comparison.float_absolute,
   rel: golden.comparison.float_relative,
@@ -73,9 +70,9 @@ function compare(want, got, where, out) {
 function errorDifferences(want, got, where) {
   if (got === null) return [`${where}: want ${want.code}, got none`];
   const out = [];
-  if (grpc.status[got.code] !== want.code) {
+  if (cc.status[got.code] !== want.code) {
     out.push(`${where}.code: want ${want.code}, got ` +
-      `${grpc.status[got.code]} (${got.message})`);
+      `${cc.status[got.code]} (${got.message})`);
   }
   for (const part of want.message_contains) {
     if (!got.message.includes(part)) {
@@ -87,7 +84,7 @@ function errorDifferences(want, got, where) {
 
 function stepDifferences(step, got) {
   const out = [];
-  const sequence = step.request.sequence || '0';
+  const { sequence } = step.request;  // every step sets its own
   if (BigInt(got.sequence) !== BigInt(sequence)) {
     out.push(`sequence: want ${sequence}, got ${got.sequence}`);
   }
@@ -97,7 +94,7 @@ function stepDifferences(step, got) {
     return out;
   }
   if (got.error !== null) {
-    return [...out, `unexpected error ${grpc.status[got.error.code]}: ` +
+    return [...out, `unexpected error ${cc.status[got.error.code]}: ` +
       got.error.message];
   }
   for (const e of step.query_errors || []) {
@@ -110,36 +107,35 @@ function stepDifferences(step, got) {
   return compare(step.response, got, 'response', out);
 }
 
+// The response to `request`, also when the server rejected it.
+const sendAnyway = (scene, request) => scene.send(request).catch((err) => {
+  if (!(err instanceof cc.StreamMessageError)) throw err;
+  assert.strictEqual(err.response.sequence, err.sequence);
+  return err.response;
+});
+
 test('scene golden vectors against a live collision_server', async (t) => {
-  const binary = process.env.COLLISION_SERVER;
-  assert.ok(binary, 'set COLLISION_SERVER to the collision_server binary');
   assert.ok(golden.cases.length >= 15);
-  const protos = loadProtos();
-  const server = await startServer(binary);
-  const client = new protos.collision.SceneService(server.address,
-    grpc.credentials.createInsecure());
+  const env = await startServerAndClient(cc, { streamDeadlineMs: 30000 });
   try {
-    await waitUntilServing(server.address, protos);
     for (const c of golden.cases) {
       await t.test(c.name, async () => {
-        const stream = bidi(client, 'Session');
+        const scene = env.client.openScene();
         const diffs = [];
         try {
           for (const [i, step] of c.steps.entries()) {
-            const got = await stream.send(step.request);
+            const got = await sendAnyway(scene, step.request);
             diffs.push(...stepDifferences(step, got)
               .map((d) => `steps[${i}].${d}`));
           }
         } finally {
-          const status = await stream.close();
-          assert.strictEqual(status.code, grpc.status.OK, status.details);
+          const status = await scene.close();
+          assert.strictEqual(status.code, cc.status.OK, status.details);
         }
         assert.deepStrictEqual(diffs, []);
       });
     }
   } finally {
-    client.close();
-    const code = await server.stop();
-    assert.strictEqual(code, 0, `collision_server exited ${code}`);
+    await env.stop();
   }
 });
