@@ -103,9 +103,8 @@ absl::Status BuildRequest(Item* item, bool exclusive) {
     } else {
       auto batch = std::make_shared<c::IntersectColumnsBatch>();
       if (exclusive) batch->Exclusive();
-      for (const auto& [a, b] : item->shapes) {
-        if (absl::Status s = batch->Add(a, b); !s.ok()) return s;
-      }
+      for (const auto& [a, b] : item->shapes) batch->Add(a, b);
+      if (!batch->status().ok()) return batch->status();
       item->intersect_columns = std::move(batch);
     }
   } else {
@@ -121,9 +120,8 @@ absl::Status BuildRequest(Item* item, bool exclusive) {
     } else {
       auto batch = std::make_shared<c::ClosestPointColumnsBatch>();
       if (exclusive) batch->Exclusive();
-      for (const auto& [a, b] : item->shapes) {
-        if (absl::Status s = batch->Add(a, b); !s.ok()) return s;
-      }
+      for (const auto& [a, b] : item->shapes) batch->Add(a, b);
+      if (!batch->status().ok()) return batch->status();
       item->closest_columns = std::move(batch);
     }
   }

@@ -26,12 +26,14 @@ int main(int argc, char** argv) {
   c::IntersectColumnsBatch batch;
   batch.AddCircleRect(5, 5, 2, 7, 0, 11, 10);  // touching: a hit
   batch.AddCircleCircle(0, 0, 1, 3, 0, 1);     // disjoint
-  if (!batch.Add(c::Point(1, 1), c::RectFromCornerSize(0, 0, 2, 2)).ok()) {
-    return 1;
-  }
+  // Any shape pair; one with no columnar form would make batch.status()
+  // say which, and the calls fail with it unsent.
+  batch.Add(c::Point(1, 1), c::RectFromCornerSize(0, 0, 2, 2));
 
-  // Blocking.
-  auto r = (*client)->IntersectColumns(batch);
+  // Blocking, with this call's own deadline (the client's default is 5 s).
+  c::CallOptions within_a_tick;
+  within_a_tick.timeout = absl::Milliseconds(50);
+  auto r = (*client)->IntersectColumns(batch, within_a_tick);
   if (!r.ok()) {
     std::fprintf(stderr, "IntersectColumns: %s\n",
                  r.status().ToString().c_str());
@@ -44,18 +46,26 @@ int main(int argc, char** argv) {
   }
 
   // Future.
-  auto future = (*client)->IntersectColumnsFuture(batch.request());
+  auto future = (*client)->IntersectColumnsFuture(batch);
   std::printf("future: %s\n", future.get().ok() ? "ok" : "failed");
+
+  // Cancelled: a Cancellation ends every call that carries it (one per tick,
+  // say, cancelled when the tick's budget is spent).
+  c::CallOptions this_tick;
+  this_tick.cancellation = std::make_shared<c::Cancellation>();
+  this_tick.cancellation->Cancel();
+  std::printf("cancelled: %s\n", (*client)
+                                     ->IntersectColumns(batch, this_tick)
+                                     .status()
+                                     .ToString()
+                                     .c_str());
 
   // Callback (runs on a gRPC thread).
   absl::Notification done;
   c::ClosestPointColumnsBatch closest;
-  if (!closest.Add(c::Point(13, 14), c::RectFromCornerSize(0, 0, 10, 10))
-           .ok()) {
-    return 1;
-  }
+  closest.Add(c::Point(13, 14), c::RectFromCornerSize(0, 0, 10, 10));
   (*client)->ClosestPointColumnsAsync(
-      std::make_shared<const v1::ClosestPointColumnsRequest>(closest.request()),
+      closest,  // copied: the batch may change once this returns
       [&](absl::StatusOr<v1::ClosestPointColumnsResponse> cr) {
         if (cr.ok()) {
           auto points = closest.Unpack(*cr);

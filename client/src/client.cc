@@ -1,5 +1,6 @@
 #include "collision/client/client.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/cord.h"
@@ -124,6 +126,13 @@ struct PendingCalls {
   int64_t count = 0;  // guarded by mu
 };
 
+// Detaches a finished call's context from its cancellation, if any.
+struct CancellationAccess {
+  static void Detach(Cancellation* cancellation, grpc::ClientContext* context) {
+    if (cancellation != nullptr) cancellation->Detach(context);
+  }
+};
+
 namespace {
 
 // One callback call: owns everything gRPC needs until it completes.
@@ -133,19 +142,40 @@ struct AsyncCall {
   std::shared_ptr<const Request> request;
   Response response;
   Callback<Response> done;
+  std::shared_ptr<Cancellation> cancellation;
 };
 
-template <typename Request, typename Response, typename Start>
+// The status of a batch (columns batches record the pairs they left out);
+// other batches are always fine.
+template <typename Batch>
+absl::Status BatchStatus(const Batch& batch) {
+  if constexpr (std::is_same_v<Batch, IntersectColumnsBatch> ||
+                std::is_same_v<Batch, ClosestPointColumnsBatch>) {
+    return batch.status();
+  } else {
+    (void)batch;
+    return absl::OkStatus();
+  }
+}
+
+template <typename Request, typename Response, typename Start,
+          typename PrepareFn>
 void StartAsync(std::shared_ptr<PendingCalls> pending,
                 std::shared_ptr<const Request> request, Callback<Response> done,
-                Start start) {
+                const CallOptions& options, Start start, PrepareFn prepare) {
+  auto* call = new AsyncCall<Request, Response>;
+  if (absl::Status s = prepare(&call->context, options); !s.ok()) {
+    delete call;
+    done(s);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(pending->mu);
     ++pending->count;
   }
-  auto* call = new AsyncCall<Request, Response>;
   call->request = std::move(request);
   call->done = std::move(done);
+  call->cancellation = options.cancellation;
   grpc::ClientContext* context = &call->context;
   const Request* request_ptr = call->request.get();
   Response* response = &call->response;
@@ -155,6 +185,8 @@ void StartAsync(std::shared_ptr<PendingCalls> pending,
           TakeOver(call);
           {
             std::unique_ptr<AsyncCall<Request, Response>> owned(call);
+            CancellationAccess::Detach(owned->cancellation.get(),
+                                       &owned->context);
             if (s.ok()) {
               owned->done(std::move(owned->response));
             } else {
@@ -294,41 +326,110 @@ void Client::Prepare(grpc::ClientContext* context,
   }
 }
 
-#define COLLISION_CLIENT_RPC(Rpc, Request, Response)                           \
-  absl::StatusOr<v1::Response> Client::Rpc(const v1::Request& request) const { \
-    grpc::ClientContext context;                                               \
-    Prepare(&context, options_.timeout);                                       \
-    v1::Response response;                                                     \
-    grpc::Status s = stub_->Rpc(&context, request, &response);                 \
-    if (!s.ok()) return StatusFromCall(s, context);                            \
-    return response;                                                           \
-  }                                                                            \
-  void Client::Rpc##Async(std::shared_ptr<const v1::Request> request,          \
-                          Callback<v1::Response> done) const {                 \
-    StartAsync<v1::Request, v1::Response>(                                     \
-        pending_, std::move(request), std::move(done),                         \
-        [this](grpc::ClientContext* context, const v1::Request* req,           \
-               v1::Response* resp, std::function<void(grpc::Status)> cb) {     \
-          Prepare(context, options_.timeout);                                  \
-          stub_->async()->Rpc(context, req, resp, std::move(cb));              \
-        });                                                                    \
-  }                                                                            \
-  std::future<absl::StatusOr<v1::Response>> Client::Rpc##Future(               \
-      v1::Request request) const {                                             \
-    return AsFuture<v1::Response>(std::move(request),                          \
-                                  [this](std::shared_ptr<const v1::Request> r, \
-                                         Callback<v1::Response> done) {        \
-                                    Rpc##Async(std::move(r), std::move(done)); \
-                                  });                                          \
+void Cancellation::Cancel() {
+  // Under the lock, so that no call detaches (and frees its context)
+  // meanwhile. TryCancel never runs a call's callback on this thread: gRPC
+  // runs application callbacks on its own threads, or after the callback
+  // this thread may be in has returned.
+  std::lock_guard<std::mutex> lock(mu_);
+  cancelled_ = true;
+  for (grpc::ClientContext* context : live_) context->TryCancel();
+}
+
+bool Cancellation::cancelled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cancelled_;
+}
+
+bool Cancellation::Attach(grpc::ClientContext* context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cancelled_) return false;
+  live_.push_back(context);
+  return true;
+}
+
+void Cancellation::Detach(grpc::ClientContext* context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  live_.erase(std::remove(live_.begin(), live_.end(), context), live_.end());
+}
+
+absl::Status Client::PrepareCall(grpc::ClientContext* context,
+                                 const CallOptions& call) const {
+  if (call.timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("CallOptions.timeout must be >= 0");
+  }
+  for (const auto& [key, value] : call.metadata) {
+    if (absl::Status s = CheckMetadata(key, value); !s.ok()) return s;
+  }
+  Prepare(context, call.timeout == absl::ZeroDuration() ? options_.timeout
+                                                        : call.timeout);
+  for (const auto& [key, value] : call.metadata) {
+    context->AddMetadata(key, value);
+  }
+  if (call.cancellation != nullptr && !call.cancellation->Attach(context)) {
+    return absl::CancelledError("cancelled before it was sent");
+  }
+  return absl::OkStatus();
+}
+
+#define COLLISION_CLIENT_RPC(Rpc, Request, Response, Batch)                 \
+  absl::StatusOr<v1::Response> Client::Rpc(const v1::Request& request,      \
+                                           const CallOptions& call) const { \
+    grpc::ClientContext context;                                            \
+    if (absl::Status s = PrepareCall(&context, call); !s.ok()) return s;    \
+    v1::Response response;                                                  \
+    grpc::Status s = stub_->Rpc(&context, request, &response);              \
+    CancellationAccess::Detach(call.cancellation.get(), &context);          \
+    if (!s.ok()) return StatusFromCall(s, context);                         \
+    return response;                                                        \
+  }                                                                         \
+  void Client::Rpc##Async(std::shared_ptr<const v1::Request> request,       \
+                          Callback<v1::Response> done,                      \
+                          const CallOptions& call) const {                  \
+    StartAsync<v1::Request, v1::Response>(                                  \
+        pending_, std::move(request), std::move(done), call,                \
+        [this](grpc::ClientContext* context, const v1::Request* req,        \
+               v1::Response* resp, std::function<void(grpc::Status)> cb) {  \
+          stub_->async()->Rpc(context, req, resp, std::move(cb));           \
+        },                                                                  \
+        [this](grpc::ClientContext* context, const CallOptions& options) {  \
+          return PrepareCall(context, options);                             \
+        });                                                                 \
+  }                                                                         \
+  void Client::Rpc##Async(const Batch& batch, Callback<v1::Response> done,  \
+                          const CallOptions& call) const {                  \
+    if (absl::Status s = BatchStatus(batch); !s.ok()) return done(s);       \
+    Rpc##Async(std::make_shared<const v1::Request>(batch.request()),        \
+               std::move(done), call);                                      \
+  }                                                                         \
+  std::future<absl::StatusOr<v1::Response>> Client::Rpc##Future(            \
+      v1::Request request, const CallOptions& call) const {                 \
+    return AsFuture<v1::Response>(                                          \
+        std::move(request),                                                 \
+        [this, &call](std::shared_ptr<const v1::Request> r,                 \
+                      Callback<v1::Response> done) {                        \
+          Rpc##Async(std::move(r), std::move(done), call);                  \
+        });                                                                 \
+  }                                                                         \
+  std::future<absl::StatusOr<v1::Response>> Client::Rpc##Future(            \
+      const Batch& batch, const CallOptions& call) const {                  \
+    if (absl::Status s = BatchStatus(batch); !s.ok()) {                     \
+      std::promise<absl::StatusOr<v1::Response>> failed;                    \
+      failed.set_value(s);                                                  \
+      return failed.get_future();                                           \
+    }                                                                       \
+    return Rpc##Future(batch.request(), call);                              \
   }
 
 // The four unary RPCs share one shape; a macro keeps them identical.
-COLLISION_CLIENT_RPC(Intersect, IntersectRequest, IntersectResponse)
-COLLISION_CLIENT_RPC(ClosestPoint, ClosestPointRequest, ClosestPointResponse)
+COLLISION_CLIENT_RPC(Intersect, IntersectRequest, IntersectResponse,
+                     IntersectBatch)
+COLLISION_CLIENT_RPC(ClosestPoint, ClosestPointRequest, ClosestPointResponse,
+                     ClosestPointBatch)
 COLLISION_CLIENT_RPC(IntersectColumns, IntersectColumnsRequest,
-                     IntersectColumnsResponse)
+                     IntersectColumnsResponse, IntersectColumnsBatch)
 COLLISION_CLIENT_RPC(ClosestPointColumns, ClosestPointColumnsRequest,
-                     ClosestPointColumnsResponse)
+                     ClosestPointColumnsResponse, ClosestPointColumnsBatch)
 #undef COLLISION_CLIENT_RPC
 
 absl::StatusOr<std::unique_ptr<QuerySession>> Client::OpenSession(

@@ -216,17 +216,31 @@ IntersectColumnsBatch& IntersectColumnsBatch::AddSphereBox(
 }
 
 IntersectColumnsBatch& IntersectColumnsBatch::AddBoxBox(
-    const std::array<float, 6>& a_min_max,
-    const std::array<float, 6>& b_min_max) {
-  auto* g = Group(kBB)->mutable_box_box();
-  PushBox(g->mutable_a(), a_min_max);
-  PushBox(g->mutable_b(), b_min_max);
-  Note(kBB);
+    float a_min_x, float a_min_y, float a_min_z, float a_max_x, float a_max_y,
+    float a_max_z, float b_min_x, float b_min_y, float b_min_z, float b_max_x,
+    float b_max_y, float b_max_z) {
+  AddBoxes({a_min_x, a_min_y, a_min_z, a_max_x, a_max_y, a_max_z},
+           {b_min_x, b_min_y, b_min_z, b_max_x, b_max_y, b_max_z});
   return *this;
 }
 
-absl::Status IntersectColumnsBatch::Add(const v1::Shape& a,
-                                        const v1::Shape& b) {
+void IntersectColumnsBatch::AddBoxes(const std::array<float, 6>& a,
+                                     const std::array<float, 6>& b) {
+  auto* g = Group(kBB)->mutable_box_box();
+  PushBox(g->mutable_a(), a);
+  PushBox(g->mutable_b(), b);
+  Note(kBB);
+}
+
+IntersectColumnsBatch& IntersectColumnsBatch::Add(const v1::Shape& a,
+                                                  const v1::Shape& b) {
+  absl::Status s = AddShapes(a, b);
+  if (status_.ok()) status_ = std::move(s);
+  return *this;
+}
+
+absl::Status IntersectColumnsBatch::AddShapes(const v1::Shape& a,
+                                              const v1::Shape& b) {
   float ax, ay, az, ar, bx, by, bz, br;
   // Intersect is symmetric: put the ball (or the first rect/box) first.
   for (int swap = 0; swap < 2; ++swap) {
@@ -272,7 +286,7 @@ absl::Status IntersectColumnsBatch::Add(const v1::Shape& a,
     return absl::OkStatus();
   }
   if (a.has_box() && b.has_box()) {
-    AddBoxBox(BoxOf(a.box()), BoxOf(b.box()));
+    AddBoxes(BoxOf(a.box()), BoxOf(b.box()));
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
@@ -349,8 +363,15 @@ v1::ClosestPointColumnGroup* ClosestPointColumnsBatch::Group(Kind kind) {
   return request_.mutable_groups(group_of_kind_[kind]);
 }
 
-absl::Status ClosestPointColumnsBatch::Add(const v1::Shape& query,
-                                           const v1::Shape& target) {
+ClosestPointColumnsBatch& ClosestPointColumnsBatch::Add(
+    const v1::Shape& query, const v1::Shape& target) {
+  absl::Status s = AddShapes(query, target);
+  if (status_.ok()) status_ = std::move(s);
+  return *this;
+}
+
+absl::Status ClosestPointColumnsBatch::AddShapes(const v1::Shape& query,
+                                                 const v1::Shape& target) {
   float x, y, z, r;
   Kind kind;
   if (Ball2(query, &x, &y, &r)) {

@@ -78,7 +78,7 @@ TEST_F(ClientE2E, ColumnsAnswerLikePairsInTheOrderAdded) {
   columns.WithRelation();
   for (const auto& [a, b] : MixedPairs(200)) {
     pairs.Add(a, b);
-    ASSERT_TRUE(columns.Add(a, b).ok());
+    ASSERT_TRUE(columns.Add(a, b).status().ok());
   }
   auto want = client_->Intersect(pairs);
   ASSERT_TRUE(want.ok()) << want.status();
@@ -104,7 +104,7 @@ TEST_F(ClientE2E, ClosestPointColumnsAnswerLikePairs) {
   pairs.Add(c::Sphere(2, 2, 7, 1), c::BoxFromMinMax(0, 0, 0, 4, 4, 4));
   pairs.Add(c::Circle(3, 6, 1), c::RectFromCornerSize(0, 0, 10, 10));
   for (const auto& q : pairs.request().queries()) {
-    ASSERT_TRUE(columns.Add(q.query(), q.target()).ok());
+    ASSERT_TRUE(columns.Add(q.query(), q.target()).status().ok());
   }
   auto want = client_->ClosestPoint(pairs);
   auto got = client_->ClosestPointColumnsFuture(columns.request()).get();

@@ -24,17 +24,22 @@ TEST(Bits, LeastSignificantBitFirstAndFalsePastTheEnd) {
 
 TEST(IntersectColumnsBatch, GroupsByKindAndPutsTheBallFirst) {
   c::IntersectColumnsBatch b;
-  ASSERT_TRUE(b.Add(c::Circle(1, 2, 3), c::RectFromMinMax(0, 0, 4, 4)).ok());
-  ASSERT_TRUE(b.Add(c::RectFromMinMax(5, 5, 6, 6), c::Point(7, 8)).ok());
-  ASSERT_TRUE(b.Add(c::Point(0, 0), c::Circle(1, 1, 1)).ok());
+  ASSERT_TRUE(
+      b.Add(c::Circle(1, 2, 3), c::RectFromMinMax(0, 0, 4, 4)).status().ok());
+  ASSERT_TRUE(
+      b.Add(c::RectFromMinMax(5, 5, 6, 6), c::Point(7, 8)).status().ok());
+  ASSERT_TRUE(b.Add(c::Point(0, 0), c::Circle(1, 1, 1)).status().ok());
   ASSERT_TRUE(
       b.Add(c::Point(0, 0), c::RotatedRectFromPivot(2, 2, 1, 1, 0, 0, 0.5f))
+          .status()
           .ok());
   ASSERT_TRUE(b.Add(c::Point(0, 0),
                     c::RotatedRectFromPivotCosSin(2, 2, 1, 1, 0, 0, 0, 1))
+                  .status()
                   .ok());
-  ASSERT_TRUE(
-      b.Add(c::BoxFromMinMax(0, 0, 0, 1, 1, 1), c::Sphere(2, 2, 2, 1)).ok());
+  ASSERT_TRUE(b.Add(c::BoxFromMinMax(0, 0, 0, 1, 1, 1), c::Sphere(2, 2, 2, 1))
+                  .status()
+                  .ok());
   EXPECT_EQ(b.size(), 6u);
   const v1::IntersectColumnsRequest& r = b.request();
   EXPECT_EQ(r.boundary(), v1::BOUNDARY_RULE_INCLUSIVE);
@@ -50,20 +55,24 @@ TEST(IntersectColumnsBatch, GroupsByKindAndPutsTheBallFirst) {
   EXPECT_EQ(r.groups(4).sphere_box().b().max_z(0), 1);
 }
 
-TEST(IntersectColumnsBatch, RejectsUnsupportedPairsAndLeavesTheBatchAlone) {
+TEST(IntersectColumnsBatch, LeavesUnsupportedPairsOutAndKeepsTheFirstError) {
   c::IntersectColumnsBatch b;
-  EXPECT_EQ(b.Add(c::RectFromMinMax(0, 0, 1, 1),
-                  c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 0))
-                .code(),
-            absl::StatusCode::kInvalidArgument);
-  const absl::Status mixed = b.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1));
-  EXPECT_EQ(mixed.code(), absl::StatusCode::kInvalidArgument);
-  // Named as the schema names them, not by field number.
-  EXPECT_THAT(mixed.message(),
+  b.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1))
+      .Add(c::RectFromMinMax(0, 0, 1, 1),
+           c::RotatedRectFromPivot(1, 1, 0, 0, 0, 0, 0));
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument);
+  // The first one, named as the schema names the shapes.
+  EXPECT_THAT(b.status().message(),
               ::testing::HasSubstr(
                   "pair 0: no columnar form for a point and a sphere"));
   EXPECT_EQ(b.size(), 0u);
   EXPECT_EQ(b.request().groups_size(), 0);
+  // A typed adder takes floats like every other adder.
+  c::IntersectColumnsBatch boxes;
+  boxes.AddBoxBox(0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3);
+  EXPECT_TRUE(boxes.status().ok());
+  EXPECT_THAT(boxes.request().groups(0).box_box().b().max_z(),
+              ::testing::ElementsAre(3));
 }
 
 TEST(IntersectColumnsBatch, UnpackReturnsAnswersInTheOrderAdded) {
@@ -102,11 +111,15 @@ TEST(IntersectColumnsBatch, UnpackReturnsAnswersInTheOrderAdded) {
 
 TEST(ClosestPointColumnsBatch, QueriesGoWithTheirTargetsDimension) {
   c::ClosestPointColumnsBatch b;
-  ASSERT_TRUE(b.Add(c::Point(1, 2), c::RectFromMinMax(0, 0, 1, 1)).ok());
   ASSERT_TRUE(
-      b.Add(c::Sphere(1, 2, 3, 1), c::BoxFromMinMax(0, 0, 0, 1, 1, 1)).ok());
-  EXPECT_FALSE(b.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1)).ok());
-  EXPECT_FALSE(b.Add(c::RectFromMinMax(0, 0, 1, 1), c::Point(0, 0)).ok());
+      b.Add(c::Point(1, 2), c::RectFromMinMax(0, 0, 1, 1)).status().ok());
+  ASSERT_TRUE(b.Add(c::Sphere(1, 2, 3, 1), c::BoxFromMinMax(0, 0, 0, 1, 1, 1))
+                  .status()
+                  .ok());
+  b.Add(c::Point(0, 0), c::Sphere(0, 0, 0, 1));
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument);
+  b.Add(c::RectFromMinMax(0, 0, 1, 1), c::Point(0, 0));
+  EXPECT_THAT(b.status().message(), ::testing::HasSubstr("sphere"));
   ASSERT_EQ(b.request().groups_size(), 2);
   EXPECT_TRUE(b.request().groups(0).has_rects());
   EXPECT_EQ(b.request().groups(0).queries2().x(0), 1);

@@ -105,11 +105,11 @@ TEST_F(Wire, CorruptMessagesOnEveryMethodGetInvalidArgumentOrTheTrueAnswer) {
   queries.Add(c::Point(13, 14), c::RectFromCornerSize(0, 0, 10, 10));
   queries.Add(c::Sphere(2, 2, 7, 1), c::BoxFromMinMax(0, 0, 0, 4, 4, 4));
   c::IntersectColumnsBatch columns;
-  (void)columns.Add(c::Circle(0, 0, 1), c::Circle(1, 1, 1));
-  (void)columns.Add(c::Circle(5, 0, 1), c::Circle(1, 1, 1));
+  columns.Add(c::Circle(0, 0, 1), c::Circle(1, 1, 1));
+  columns.Add(c::Circle(5, 0, 1), c::Circle(1, 1, 1));
   c::ClosestPointColumnsBatch closest_columns;
-  (void)closest_columns.Add(c::Point(3, 3), c::RectFromMinMax(0, 0, 1, 1));
-  (void)closest_columns.Add(c::Point(-3, 3), c::RectFromMinMax(0, 0, 1, 1));
+  closest_columns.Add(c::Point(3, 3), c::RectFromMinMax(0, 0, 1, 1));
+  closest_columns.Add(c::Point(-3, 3), c::RectFromMinMax(0, 0, 1, 1));
 
   std::mt19937_64 rng(99);
   Tally tally;

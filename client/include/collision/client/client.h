@@ -17,6 +17,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -119,6 +120,38 @@ absl::Status StatusFromCall(const grpc::Status& status,
 template <typename Response>
 using Callback = std::function<void(absl::StatusOr<Response>)>;
 
+// Cancels the calls that carry it (CallOptions::cancellation), from any
+// thread, any number of them: each ends CANCELLED as soon as gRPC notices,
+// and a call made after Cancel() ends CANCELLED without being sent. A
+// callback never runs inside Cancel(). E.g. one per game tick, cancelled
+// when the tick's budget is spent.
+class Cancellation {
+ public:
+  void Cancel();
+  bool cancelled() const;
+
+ private:
+  friend class Client;
+  friend struct CancellationAccess;  // client.cc: the calls' completions
+  // false (and nothing attached) once cancelled.
+  bool Attach(grpc::ClientContext* context);
+  void Detach(grpc::ClientContext* context);
+
+  mutable std::mutex mu_;
+  bool cancelled_ = false;
+  std::vector<grpc::ClientContext*> live_;  // calls in flight
+};
+
+// What one call changes of the client's defaults.
+struct CallOptions {
+  // This call's deadline, from when it is made; zero: ClientOptions::timeout.
+  absl::Duration timeout = absl::ZeroDuration();
+  // Sent with this call after ClientOptions::metadata (same rules; a bad key
+  // or value fails the call with INVALID_ARGUMENT, unsent).
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::shared_ptr<Cancellation> cancellation;
+};
+
 struct PendingCalls;  // client.cc
 
 class Client {
@@ -133,46 +166,73 @@ class Client {
       const std::string& target, const ClientOptions& options = {});
 
   // ---- Blocking calls ----
+  // Every call takes an optional CallOptions (deadline, metadata,
+  // cancellation); a batch whose status() is not OK fails with it, unsent.
   absl::StatusOr<v1::IntersectResponse> Intersect(
-      const v1::IntersectRequest& request) const;
+      const v1::IntersectRequest& request, const CallOptions& call = {}) const;
   absl::StatusOr<v1::IntersectResponse> Intersect(
-      const IntersectBatch& batch) const {
-    return Intersect(batch.request());
+      const IntersectBatch& batch, const CallOptions& call = {}) const {
+    return Intersect(batch.request(), call);
   }
   absl::StatusOr<v1::ClosestPointResponse> ClosestPoint(
-      const v1::ClosestPointRequest& request) const;
+      const v1::ClosestPointRequest& request,
+      const CallOptions& call = {}) const;
   absl::StatusOr<v1::ClosestPointResponse> ClosestPoint(
-      const ClosestPointBatch& batch) const {
-    return ClosestPoint(batch.request());
+      const ClosestPointBatch& batch, const CallOptions& call = {}) const {
+    return ClosestPoint(batch.request(), call);
   }
   absl::StatusOr<v1::IntersectColumnsResponse> IntersectColumns(
-      const v1::IntersectColumnsRequest& request) const;
+      const v1::IntersectColumnsRequest& request,
+      const CallOptions& call = {}) const;
   absl::StatusOr<v1::IntersectColumnsResponse> IntersectColumns(
-      const IntersectColumnsBatch& batch) const {
-    return IntersectColumns(batch.request());
+      const IntersectColumnsBatch& batch, const CallOptions& call = {}) const {
+    if (!batch.status().ok()) return batch.status();
+    return IntersectColumns(batch.request(), call);
   }
   absl::StatusOr<v1::ClosestPointColumnsResponse> ClosestPointColumns(
-      const v1::ClosestPointColumnsRequest& request) const;
+      const v1::ClosestPointColumnsRequest& request,
+      const CallOptions& call = {}) const;
   absl::StatusOr<v1::ClosestPointColumnsResponse> ClosestPointColumns(
-      const ClosestPointColumnsBatch& batch) const {
-    return ClosestPointColumns(batch.request());
+      const ClosestPointColumnsBatch& batch,
+      const CallOptions& call = {}) const {
+    if (!batch.status().ok()) return batch.status();
+    return ClosestPointColumns(batch.request(), call);
   }
 
   // ---- Callback calls ----
-  // `done` runs exactly once, on a gRPC thread, after the call ends. The
-  // request is shared, not copied: it must not change until `done` runs.
-  // Destroying the Client waits for every callback call to finish (so do
-  // not destroy it from inside `done`).
+  // `done` runs exactly once, on a gRPC thread, after the call ends; a call
+  // that fails before being sent (bad CallOptions metadata, already
+  // cancelled, a batch with a bad status) runs it at once on the calling
+  // thread. The request is shared, not copied: it
+  // must not change until `done` runs; the batch forms copy it. Destroying
+  // the Client waits for every callback call to finish (so do not destroy it
+  // from inside `done`).
   void IntersectAsync(std::shared_ptr<const v1::IntersectRequest> request,
-                      Callback<v1::IntersectResponse> done) const;
+                      Callback<v1::IntersectResponse> done,
+                      const CallOptions& call = {}) const;
+  void IntersectAsync(const IntersectBatch& batch,
+                      Callback<v1::IntersectResponse> done,
+                      const CallOptions& call = {}) const;
   void ClosestPointAsync(std::shared_ptr<const v1::ClosestPointRequest> request,
-                         Callback<v1::ClosestPointResponse> done) const;
+                         Callback<v1::ClosestPointResponse> done,
+                         const CallOptions& call = {}) const;
+  void ClosestPointAsync(const ClosestPointBatch& batch,
+                         Callback<v1::ClosestPointResponse> done,
+                         const CallOptions& call = {}) const;
   void IntersectColumnsAsync(
       std::shared_ptr<const v1::IntersectColumnsRequest> request,
-      Callback<v1::IntersectColumnsResponse> done) const;
+      Callback<v1::IntersectColumnsResponse> done,
+      const CallOptions& call = {}) const;
+  void IntersectColumnsAsync(const IntersectColumnsBatch& batch,
+                             Callback<v1::IntersectColumnsResponse> done,
+                             const CallOptions& call = {}) const;
   void ClosestPointColumnsAsync(
       std::shared_ptr<const v1::ClosestPointColumnsRequest> request,
-      Callback<v1::ClosestPointColumnsResponse> done) const;
+      Callback<v1::ClosestPointColumnsResponse> done,
+      const CallOptions& call = {}) const;
+  void ClosestPointColumnsAsync(const ClosestPointColumnsBatch& batch,
+                                Callback<v1::ClosestPointColumnsResponse> done,
+                                const CallOptions& call = {}) const;
 
   // ---- Driving the channel yourself ----
   // For callers that make calls on channel() with their own stub and
@@ -191,13 +251,25 @@ class Client {
 
   // ---- Future calls ---- (the request is copied)
   std::future<absl::StatusOr<v1::IntersectResponse>> IntersectFuture(
-      v1::IntersectRequest request) const;
+      v1::IntersectRequest request, const CallOptions& call = {}) const;
+  std::future<absl::StatusOr<v1::IntersectResponse>> IntersectFuture(
+      const IntersectBatch& batch, const CallOptions& call = {}) const;
   std::future<absl::StatusOr<v1::ClosestPointResponse>> ClosestPointFuture(
-      v1::ClosestPointRequest request) const;
+      v1::ClosestPointRequest request, const CallOptions& call = {}) const;
+  std::future<absl::StatusOr<v1::ClosestPointResponse>> ClosestPointFuture(
+      const ClosestPointBatch& batch, const CallOptions& call = {}) const;
   std::future<absl::StatusOr<v1::IntersectColumnsResponse>>
-  IntersectColumnsFuture(v1::IntersectColumnsRequest request) const;
+  IntersectColumnsFuture(v1::IntersectColumnsRequest request,
+                         const CallOptions& call = {}) const;
+  std::future<absl::StatusOr<v1::IntersectColumnsResponse>>
+  IntersectColumnsFuture(const IntersectColumnsBatch& batch,
+                         const CallOptions& call = {}) const;
   std::future<absl::StatusOr<v1::ClosestPointColumnsResponse>>
-  ClosestPointColumnsFuture(v1::ClosestPointColumnsRequest request) const;
+  ClosestPointColumnsFuture(v1::ClosestPointColumnsRequest request,
+                            const CallOptions& call = {}) const;
+  std::future<absl::StatusOr<v1::ClosestPointColumnsResponse>>
+  ClosestPointColumnsFuture(const ClosestPointColumnsBatch& batch,
+                            const CallOptions& call = {}) const;
 
   // ---- Streaming ----
   // Opens a QueryStream session (see session.h).
@@ -220,6 +292,9 @@ class Client {
   Client(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options);
   // Deadline and bearer token.
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;
+  // The same for one call with its options; fails on bad metadata.
+  absl::Status PrepareCall(grpc::ClientContext* context,
+                           const CallOptions& call) const;
 
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;

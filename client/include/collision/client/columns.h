@@ -40,9 +40,10 @@ struct IntersectAnswer {
 class IntersectColumnsBatch {
  public:
   // Any supported pair (see ShapePair in the proto), either order; points
-  // go in as zero-radius circles. Unsupported pairs give INVALID_ARGUMENT
-  // (the batch is unchanged).
-  absl::Status Add(const v1::Shape& a, const v1::Shape& b);
+  // go in as zero-radius circles. A pair with no columnar form is left out
+  // and makes status() INVALID_ARGUMENT naming it; Client calls then fail
+  // with that status without sending.
+  IntersectColumnsBatch& Add(const v1::Shape& a, const v1::Shape& b);
 
   // Typed adders: no protobuf shapes. Rotated rectangles as in RotatedRect.
   IntersectColumnsBatch& AddCircleCircle(float ax, float ay, float ar, float bx,
@@ -67,8 +68,10 @@ class IntersectColumnsBatch {
   IntersectColumnsBatch& AddSphereBox(float x, float y, float z, float r,
                                       float min_x, float min_y, float min_z,
                                       float max_x, float max_y, float max_z);
-  IntersectColumnsBatch& AddBoxBox(const std::array<float, 6>& a_min_max,
-                                   const std::array<float, 6>& b_min_max);
+  IntersectColumnsBatch& AddBoxBox(float a_min_x, float a_min_y, float a_min_z,
+                                   float a_max_x, float a_max_y, float a_max_z,
+                                   float b_min_x, float b_min_y, float b_min_z,
+                                   float b_max_x, float b_max_y, float b_max_z);
 
   IntersectColumnsBatch& Inclusive();
   IntersectColumnsBatch& Exclusive();
@@ -77,6 +80,8 @@ class IntersectColumnsBatch {
 
   std::size_t size() const { return where_.size(); }
   const v1::IntersectColumnsRequest& request() const { return request_; }
+  // OK, or the first Add that was left out.
+  const absl::Status& status() const { return status_; }
 
   // Answers in the order the pairs were added. Fails when the response does
   // not have the request's shape (group count or counts differ).
@@ -87,6 +92,10 @@ class IntersectColumnsBatch {
   enum Kind { kCC, kCR, kCRRAngle, kCRRCosSin, kRR, kSS, kSB, kBB, kKinds };
   v1::IntersectColumnGroup* Group(Kind kind);
   void Note(Kind kind);
+  absl::Status AddShapes(const v1::Shape& a, const v1::Shape& b);
+  void AddBoxes(const std::array<float, 6>& a, const std::array<float, 6>& b);
+
+  absl::Status status_;
 
   v1::IntersectColumnsRequest request_ = MakeDefault();
   static v1::IntersectColumnsRequest MakeDefault();
@@ -99,14 +108,18 @@ class IntersectColumnsBatch {
 class ClosestPointColumnsBatch {
  public:
   // query: point or circle (2D targets), point3 or sphere (3D targets);
-  // target: any shape of the same dimension.
-  absl::Status Add(const v1::Shape& query, const v1::Shape& target);
+  // target: any shape of the same dimension. Anything else is left out and
+  // makes status() INVALID_ARGUMENT naming it, as IntersectColumnsBatch.
+  ClosestPointColumnsBatch& Add(const v1::Shape& query,
+                                const v1::Shape& target);
 
   ClosestPointColumnsBatch& Inclusive();
   ClosestPointColumnsBatch& Exclusive();
 
   std::size_t size() const { return where_.size(); }
   const v1::ClosestPointColumnsRequest& request() const { return request_; }
+  // OK, or the first Add that was left out.
+  const absl::Status& status() const { return status_; }
 
   // Answers in the order the queries were added (2D answers have z = 0).
   absl::StatusOr<std::vector<v1::ClosestPointResult>> Unpack(
@@ -115,6 +128,9 @@ class ClosestPointColumnsBatch {
  private:
   enum Kind { kCircle, kRect, kRRAngle, kRRCosSin, kSphere, kBox, kKinds };
   v1::ClosestPointColumnGroup* Group(Kind kind);
+  absl::Status AddShapes(const v1::Shape& query, const v1::Shape& target);
+
+  absl::Status status_;
 
   v1::ClosestPointColumnsRequest request_ = MakeDefault();
   static v1::ClosestPointColumnsRequest MakeDefault();
