@@ -375,7 +375,25 @@ void CollisionServer::Shutdown(absl::Duration deadline) {
 void CollisionServer::Drain(absl::Duration grace, absl::Duration deadline) {
   SetServing(false);
   absl::SleepFor(grace);
+  // Each step on its own line, so that an operator can tell a drain that
+  // waited for slow calls from one that cut them.
+  const absl::Time start = absl::Now();
+  EventLog::Global().Write(
+      LogLevel::kInfo, "drain",
+      absl::StrCat("grace over: GOAWAY to every connection; ",
+                   service_->in_flight(), " requests in flight get up to ",
+                   absl::FormatDuration(deadline)),
+      {{"in_flight", absl::StrCat(service_->in_flight()), true}});
   Shutdown(deadline);
+  const absl::Duration took = absl::Now() - start;
+  EventLog::Global().Write(
+      took >= deadline ? LogLevel::kWarning : LogLevel::kInfo, "drain",
+      took >= deadline
+          ? absl::StrCat("deadline reached after ", absl::FormatDuration(took),
+                         ": calls still running were cancelled")
+          : absl::StrCat("every call finished, in ",
+                         absl::FormatDuration(took)),
+      {{"seconds", absl::StrCat(absl::ToDoubleSeconds(took)), true}});
   // What the last bursts counted, before the process says it stopped.
   service_->FlushLogs(absl::Now(), /*force=*/true);
 }

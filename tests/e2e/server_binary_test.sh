@@ -35,5 +35,8 @@ timeout 20 tail --pid="$pid" -f /dev/null || fail "server did not stop"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || fail "server exited $rc"
 grep -q "draining" "$work/server.log" || fail "no drain log"
+grep -q "grace over: GOAWAY to every connection; 0 requests in flight" \
+  "$work/server.log" || fail "no log line for the drain's shutdown step"
+grep -q "every call finished, in" "$work/server.log" || fail "no drain end line"
 grep -q "stopped" "$work/server.log" || fail "no stop log"
 echo "server_binary_test: OK"
