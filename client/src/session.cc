@@ -46,11 +46,86 @@ QuerySession::~QuerySession() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     finished = finished_;
+    writes_done_ = true;  // a stream broken from here on is not reopened
   }
   if (!finished) {
+    std::lock_guard<std::mutex> write(wmu_);  // not while Recover swaps it
     context_->TryCancel();
-    stream_->Finish().IgnoreError();
   }
+  StopReader();  // its read fails at once now
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished = finished_;  // the reader may have finished the stream
+  }
+  if (!finished) stream_->Finish().IgnoreError();
+}
+
+void QuerySession::StopReader() {
+  if (!reader_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_reader_ = true;
+  }
+  changed_.notify_all();
+  reader_.join();
+}
+
+void QuerySession::ReadAhead() {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait(lock, [&] { return stop_reader_ || !pending_.empty(); });
+      if (pending_.empty()) {
+        reader_done_ = true;
+        break;
+      }
+      in_hand_ = true;
+    }
+    absl::StatusOr<StreamReply> reply = ReadReply();
+    const bool failed = !reply.ok();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ready_.push_back(std::move(reply));
+      in_hand_ = false;
+      reader_done_ = failed;
+    }
+    changed_.notify_all();
+    if (failed) return;  // the session is over (or nothing was waiting)
+  }
+  changed_.notify_all();
+}
+
+absl::StatusOr<std::optional<StreamReply>> QuerySession::ReceiveFor(
+    absl::Duration timeout) {
+  if (!reader_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finished_ && !final_.ok()) return final_;
+      if (pending_.empty()) {
+        return absl::FailedPreconditionError(
+            "no request is waiting for a reply");
+      }
+    }
+    reader_ = std::thread([this] { ReadAhead(); });
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto here = [&] {
+    return !ready_.empty() || reader_done_ || (pending_.empty() && !in_hand_);
+  };
+  if (timeout == absl::InfiniteDuration()) {
+    changed_.wait(lock, here);
+  } else if (!changed_.wait_until(
+                 lock, absl::ToChronoTime(absl::Now() + timeout), here)) {
+    return std::optional<StreamReply>();  // not yet
+  }
+  if (ready_.empty()) {
+    if (finished_ && !final_.ok()) return final_;
+    return absl::FailedPreconditionError("no request is waiting for a reply");
+  }
+  absl::StatusOr<StreamReply> reply = std::move(ready_.front());
+  ready_.pop_front();
+  if (!reply.ok()) return reply.status();
+  return std::optional<StreamReply>(*std::move(reply));
 }
 
 absl::Status QuerySession::Send(uint64_t sequence,
@@ -93,6 +168,7 @@ absl::Status QuerySession::Send(const v1::QueryStreamRequest& request) {
     if (writes_done_) return absl::FailedPreconditionError("session closing");
     pending_.push_back(request);
   }
+  changed_.notify_all();  // the reader thread, if any, has a reply to read
   if (stream_->Write(request)) return absl::OkStatus();
   // The stream is broken. With reopening, Receive() resends this request
   // on the next stream; without, its status comes from Receive()/Finish().
@@ -158,6 +234,14 @@ absl::Status QuerySession::Recover(uint64_t want, int* attempt) {
 }
 
 absl::StatusOr<StreamReply> QuerySession::Receive() {
+  if (!reader_.joinable()) return ReadReply();
+  absl::StatusOr<std::optional<StreamReply>> reply =
+      ReceiveFor(absl::InfiniteDuration());
+  if (!reply.ok()) return reply.status();
+  return **std::move(reply);
+}
+
+absl::StatusOr<StreamReply> QuerySession::ReadReply() {
   int attempt = 0;
   v1::QueryStreamResponse response;
   uint64_t want;
@@ -192,13 +276,23 @@ absl::StatusOr<StreamReply> QuerySession::Receive() {
 }
 
 absl::Status QuerySession::Finish() {
+  {
+    std::lock_guard<std::mutex> write(wmu_);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finished_) return final_;
+      writes_done_ = true;
+    }
+    stream_->WritesDone();
+  }
+  // The reader thread reads what is outstanding, then stops; it may need
+  // wmu_ on the way (a stream breaking: Recover), so it is not held here.
+  StopReader();
   std::lock_guard<std::mutex> write(wmu_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (finished_) return final_;
-    writes_done_ = true;
   }
-  stream_->WritesDone();
   v1::QueryStreamResponse drain;
   while (stream_->Read(&drain)) {
   }
@@ -207,6 +301,7 @@ absl::Status QuerySession::Finish() {
   finished_ = true;
   final_ = s;
   pending_.clear();
+  ready_.clear();
   return final_;
 }
 

@@ -1,10 +1,6 @@
 // Per-call options on a real server (127.0.0.1:0): a call's own deadline
 // and metadata beside the client's defaults, and cancellation of calls in
 // flight or not yet made, in every call flavour.
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <future>
 #include <memory>
 #include <string>
@@ -16,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "server/server.h"
 #include "tests/util/local_server.h"
+#include "tests/util/silent_listener.h"
 
 namespace collision {
 namespace {
@@ -25,31 +22,6 @@ namespace c = collision::client;
 c::IntersectBatch OnePair() {
   return std::move(c::IntersectBatch().Add(c::Circle(0, 0, 1), c::Point(0, 0)));
 }
-
-// A TCP listener that completes handshakes (the kernel's backlog) and never
-// speaks: a call to it waits for the connection until its deadline.
-class SilentListener {
- public:
-  SilentListener() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(a);
-    if (bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 ||
-        listen(fd_, 16) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-      ADD_FAILURE() << "cannot listen on loopback";
-    }
-    port_ = ntohs(a.sin_port);
-  }
-  ~SilentListener() { close(fd_); }
-  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 TEST(CallOptions, ACallsOwnDeadlineReplacesTheClientsDefault) {
   auto server = testing::StartServer();
@@ -103,7 +75,7 @@ TEST(CallOptions, ACallsMetadataIsCheckedAndSent) {
 }
 
 TEST(CallOptions, CancellationEndsCallsInFlightAndRefusesNewOnes) {
-  SilentListener silent;
+  testing::SilentListener silent;
   c::ClientOptions o;
   o.timeout = absl::Seconds(60);  // longer than the test's own timeout
   o.retry.enabled = false;

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "server/server.h"
 #include "tests/util/local_server.h"
+#include "tests/util/silent_listener.h"
 
 namespace collision {
 namespace {
@@ -166,8 +167,8 @@ TEST_F(ClientE2E, RejectedRequestsNameTheFieldsAtFault) {
   ASSERT_GE(v.size(), 2u);
   EXPECT_EQ(v.front().field, "pairs[0].a.circle.radius");
   EXPECT_EQ(v.back().field, "");
-  EXPECT_EQ(v.back().description,
-            absl::StrCat("and ", 1000 - (v.size() - 1), " more invalid fields"));
+  EXPECT_EQ(v.back().description, absl::StrCat("and ", 1000 - (v.size() - 1),
+                                               " more invalid fields"));
 
   auto session = client_->OpenSession();
   ASSERT_TRUE(session.ok()) << session.status();
@@ -180,6 +181,77 @@ TEST_F(ClientE2E, RejectedRequestsNameTheFieldsAtFault) {
   EXPECT_EQ(v[0].field, "pairs[1].b.circle.radius");
   EXPECT_EQ(reply->response.error().bad_request().field_violations_size(), 1);
   EXPECT_TRUE((*session)->Finish().ok());
+}
+
+// A game loop polls for its replies: TryReceive / ReceiveFor return the
+// next reply when it is there and nullopt otherwise, in order, mixed with
+// the blocking Receive, and the session finishes as before.
+TEST_F(ClientE2E, ASessionCanBePolledFromAGameLoop) {
+  auto session = client_->OpenSession();
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ((*session)->TryReceive().status().code(),
+            absl::StatusCode::kFailedPrecondition);  // nothing outstanding
+  c::IntersectBatch hit;
+  hit.Add(c::Circle(5, 5, 2), c::RectFromCornerSize(7, 0, 4, 10));
+  c::IntersectBatch bad;
+  bad.Add(c::Point(0, 0), c::Circle(0, 0, -1));
+  for (uint64_t tick = 1; tick <= 3; ++tick) {
+    ASSERT_TRUE(
+        (*session)->Send(tick, tick == 2 ? bad.request() : hit.request()).ok());
+  }
+  // Poll until the first reply is in (bounded: each wait is 10 ms, and the
+  // test's own timeout bounds the loop).
+  std::optional<c::StreamReply> first;
+  for (int polls = 0; !first.has_value(); ++polls) {
+    absl::StatusOr<std::optional<c::StreamReply>> r =
+        polls % 2 ? (*session)->TryReceive()
+                  : (*session)->ReceiveFor(absl::Milliseconds(10));
+    ASSERT_TRUE(r.ok()) << r.status();
+    first = *std::move(r);
+  }
+  EXPECT_EQ(first->sequence, 1u);
+  EXPECT_TRUE(first->response.intersect().results(0).hit());
+  auto second = (*session)->ReceiveFor(absl::Seconds(20));
+  ASSERT_TRUE(second.ok() && second->has_value());
+  EXPECT_EQ((*second)->sequence, 2u);
+  EXPECT_EQ(c::FieldViolations((*second)->status).size(), 1u);
+  auto third = (*session)->Receive();  // the blocking form reads the queue
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_EQ(third->sequence, 3u);
+  EXPECT_EQ((*session)->TryReceive().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // Outstanding at Finish: read by the session's reader, then discarded.
+  ASSERT_TRUE((*session)->Send(4, hit.request()).ok());
+  EXPECT_TRUE((*session)->Finish().ok());
+}
+
+// Nothing arrives from a server that never speaks: polls say "not yet"
+// without blocking past their timeout, and destroying the session ends its
+// reader (the test's timeout would catch a hang).
+TEST(QuerySessionPoll, ASilentServerGivesNotYetAndTheSessionStillEnds) {
+  testing::SilentListener silent;
+  c::ClientOptions o;
+  o.retry.enabled = false;
+  auto client = c::Client::Create(silent.address(), o);
+  ASSERT_TRUE(client.ok());
+  auto session = (*client)->OpenSession();
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE(
+      (*session)
+          ->Send(
+              1,
+              c::IntersectBatch().Add(c::Point(0, 0), c::Point(0, 0)).request())
+          .ok());
+  for (int i = 0; i < 3; ++i) {
+    auto r = (*session)->ReceiveFor(absl::Milliseconds(20));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->has_value());
+  }
+  auto polled = (*session)->TryReceive();
+  ASSERT_TRUE(polled.ok());
+  EXPECT_FALSE(polled->has_value());
+  EXPECT_EQ((*session)->outstanding(), 1);
+  session->reset();  // cancels the stream; the reader thread is joined
 }
 
 // Destroying the Client with callback calls in flight waits for them, so the

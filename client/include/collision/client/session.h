@@ -15,6 +15,11 @@
 // many sends outstanding and nobody receiving, the server eventually stops
 // reading (HTTP/2 flow control): receive from another thread when pipelining.
 //
+// A game loop that must not block uses ReceiveFor(timeout) (or TryReceive())
+// instead: it returns the next reply if it arrives in time and nullopt
+// otherwise, losing nothing. From the first such call on, the session reads
+// replies on a thread of its own into a queue that every receive reads from.
+//
 // A long session does not die of old age: when the stream breaks (the
 // server ends it at its maximum stream age, drains, or the connection is
 // lost: UNAVAILABLE, ABORTED or CANCELLED), Receive() opens a new one, on
@@ -25,10 +30,13 @@
 #ifndef COLLISION_CLIENT_SESSION_H_
 #define COLLISION_CLIENT_SESSION_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -83,6 +91,14 @@ class QuerySession {
   // not be reopened), INTERNAL when the server answered out of order.
   absl::StatusOr<StreamReply> Receive();
 
+  // As Receive(), but waits at most `timeout`: nullopt when the reply has
+  // not arrived by then (ask again later; it stays first in line).
+  absl::StatusOr<std::optional<StreamReply>> ReceiveFor(absl::Duration timeout);
+  // ReceiveFor(zero): the next reply if it is already here.
+  absl::StatusOr<std::optional<StreamReply>> TryReceive() {
+    return ReceiveFor(absl::ZeroDuration());
+  }
+
   // Number of requests sent and not yet received.
   int outstanding() const;
   // Streams reopened so far.
@@ -98,6 +114,14 @@ class QuerySession {
 
   // A new context and stream; the caller holds wmu_ (or is the constructor).
   void OpenStream();
+  // Receive() on the stream itself (the caller is the only reader).
+  absl::StatusOr<StreamReply> ReadReply();
+  // The reader thread of ReceiveFor: reads replies into ready_ while
+  // requests are outstanding, until the session closes or fails.
+  void ReadAhead();
+  // Stops the reader thread (once every outstanding reply is read when
+  // `drain`, at once otherwise) and joins it. No lock held.
+  void StopReader();
   // The stream ended without the reply to `want`: reopens it and resends
   // the unanswered requests, or returns the status to give up with.
   absl::Status Recover(uint64_t want, int* attempt);
@@ -123,6 +147,15 @@ class QuerySession {
   bool finished_ = false;
   absl::Status final_;
   int reopens_ = 0;
+  // The reader thread (ReceiveFor): replies read and not yet received, in
+  // order; a failure ends the queue. `changed_` is signalled on every
+  // change of pending_, ready_ or stop_reader_.
+  std::deque<absl::StatusOr<StreamReply>> ready_;
+  bool in_hand_ = false;      // the reader is reading a reply
+  bool reader_done_ = false;  // the reader stopped (stop_reader_ or a failure)
+  bool stop_reader_ = false;
+  std::condition_variable changed_;
+  std::thread reader_;
 };
 
 }  // namespace collision::client
