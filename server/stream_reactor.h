@@ -272,12 +272,13 @@ class StreamReactor final
 
   void EndAged() {
     End(grpc::Status(
-        grpc::StatusCode::UNAVAILABLE,
-        absl::StrCat("stream ended at its maximum age (",
-                     absl::FormatDuration(service_->options_.max_stream_age),
-                     ") so that clients move to fresh connections, between "
-                     "two messages: reopen the stream and resend the "
-                     "messages that have no answer")),
+            grpc::StatusCode::UNAVAILABLE,
+            absl::StrCat(
+                "stream ended at its maximum age (",
+                absl::FormatDuration(service_->options_.max_stream_age),
+                ") so that clients move to fresh connections, between "
+                "two messages: reopen the stream and resend the "
+                "messages that have no answer")),
         /*aged=*/true);
   }
 

@@ -70,6 +70,14 @@ class LiveServer:
         self._dir.cleanup()
         return self.proc.returncode
 
+    def stop_after(self, client):
+        """Closes `client`, stops the server, and fails unless it exited 0
+        (a test's tearDownClass)."""
+        client.close()
+        rc = self.stop()
+        if rc != 0:
+            raise AssertionError("collision_server exited with %s" % rc)
+
     def __enter__(self):
         return self
 

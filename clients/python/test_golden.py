@@ -115,10 +115,7 @@ class GoldenVectors(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.client.close()
-        rc = cls.server.stop()
-        if rc != 0:
-            raise AssertionError("collision_server exited with %s" % rc)
+        cls.server.stop_after(cls.client)
 
     def test_file_has_cases(self):
         self.assertGreaterEqual(len(self.golden["cases"]), 60)

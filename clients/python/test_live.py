@@ -66,10 +66,7 @@ class ServerTestCase(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.client.close()
-        rc = cls.server.stop()
-        if rc != 0:
-            raise AssertionError("collision_server exited with %s" % rc)
+        cls.server.stop_after(cls.client)
 
 
 class ClientAgainstLiveServer(ServerTestCase):

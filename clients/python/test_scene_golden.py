@@ -153,10 +153,7 @@ class SceneGoldenVectors(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.client.close()
-        rc = cls.server.stop()
-        if rc != 0:
-            raise AssertionError("collision_server exited with %s" % rc)
+        cls.server.stop_after(cls.client)
 
     def test_file_has_cases(self):
         cases = self.golden["cases"]

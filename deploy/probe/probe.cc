@@ -36,7 +36,8 @@ ABSL_FLAG(bool, quiet, false, "print nothing");
 ABSL_FLAG(bool, tls, false,
           "connect with TLS (implied by the other --tls_ flags); without "
           "--tls_ca the system's root certificates are used");
-ABSL_FLAG(std::string, tls_ca, "", "TLS: CA (PEM) the server's certificate "
+ABSL_FLAG(std::string, tls_ca, "",
+          "TLS: CA (PEM) the server's certificate "
           "must chain to");
 ABSL_FLAG(std::string, tls_cert, "",
           "mutual TLS: client certificate chain (PEM), with --tls_key");

@@ -240,7 +240,8 @@ TEST(Validate, ManyViolationsAreCappedInTheDetailsWithACount) {
             absl::StrCat("and ", 1000 - (n - 1), " more invalid fields"));
   // Long reasons fill the byte budget before the count cap.
   c::IntersectBatch wide;
-  for (int i = 0; i < 200; ++i) wide.Add(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1));
+  for (int i = 0; i < 200; ++i)
+    wide.Add(c::Circle(0, 0, 1), c::Sphere(0, 0, 0, 1));
   const v1::BadRequest wide_details = BadRequestOf(Reject(wide.request()));
   EXPECT_LT(wide_details.field_violations_size(), kMaxDetailedViolations);
   EXPECT_LE(wide_details.ByteSizeLong(), kMaxDetailBytes + 100);

@@ -117,10 +117,10 @@ absl::Status CheckBatchSize(std::size_t size, const char* field,
     return InvalidField(field, "must not be empty");
   }
   if (size > limits.max_batch) {
-    return InvalidField(field,
-                        absl::StrCat("has ", size,
-                                     " items, over this server's limit of ",
-                                     limits.max_batch, "; split the batch"));
+    return InvalidField(
+        field,
+        absl::StrCat("has ", size, " items, over this server's limit of ",
+                     limits.max_batch, "; split the batch"));
   }
   return absl::OkStatus();
 }
@@ -155,9 +155,9 @@ absl::StatusOr<ParsedIntersect> ParseIntersectRequest(
     if (!kind) {
       violations.AddItem(
           path, absl::StrCat(KindName(ka), " vs ", KindName(kb),
-                       Is3D(ka) != Is3D(kb) ? " mixes a 2D and a 3D shape"
-                                            : " is not a supported pair",
-                       " (", kSupportedPairs, ")"));
+                             Is3D(ka) != Is3D(kb) ? " mixes a 2D and a 3D shape"
+                                                  : " is not a supported pair",
+                             " (", kSupportedPairs, ")"));
       continue;
     }
     if (violations.empty()) {
@@ -199,10 +199,9 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
     }
     if (!q || !t) continue;
     if (Is3D(KindOf(*q)) != Is3D(KindOf(*t))) {
-      violations.AddItem(path, absl::StrCat("query ", KindName(KindOf(*q)),
-                                            " and target ",
-                                            KindName(KindOf(*t)),
-                                            " mix a 2D and a 3D shape"));
+      violations.AddItem(
+          path, absl::StrCat("query ", KindName(KindOf(*q)), " and target ",
+                             KindName(KindOf(*t)), " mix a 2D and a 3D shape"));
       continue;
     }
     if (violations.empty()) {

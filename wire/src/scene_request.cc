@@ -26,9 +26,8 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
   out->tick = u.tick();
   out->snapshot = u.snapshot();
   if (last_tick.has_value() && u.tick() <= *last_tick) {
-    v->Add("update.tick",
-           absl::StrCat("must be > the previous update's tick (", *last_tick,
-                        "), got ", u.tick()));
+    v->Add("update.tick", absl::StrCat("must be > the previous update's tick (",
+                                       *last_tick, "), got ", u.tick()));
   }
   out->upserts.reserve(static_cast<std::size_t>(u.upserts_size()));
   for (int i = 0; i < u.upserts_size(); ++i) {
@@ -103,9 +102,9 @@ void ParseMoment(const v1::SceneMoment& at, int index,
                "the scene has no tick yet (send an update first); a query "
                "without `at` needs none");
   } else if (at.tick() > *latest || (at.tick() == *latest && f > 0.0f)) {
-    v->Add(path, absl::StrCat("is in the future: tick ", at.tick(), " + ", f,
-                              " is after the scene's latest tick (", *latest,
-                              ")"));
+    v->Add(path,
+           absl::StrCat("is in the future: tick ", at.tick(), " + ", f,
+                        " is after the scene's latest tick (", *latest, ")"));
   }
 }
 
@@ -300,9 +299,9 @@ void ParseQuery(const v1::SceneQuery& q, int index,
       }
       out->k = n.k();
       if (n.k() == 0 || n.k() > limits.max_hits) {
-        v->Add(path + ".nearest.k", absl::StrCat("must be in [1, ",
-                                                 limits.max_hits, "], got ",
-                                                 n.k()));
+        v->Add(
+            path + ".nearest.k",
+            absl::StrCat("must be in [1, ", limits.max_hits, "], got ", n.k()));
       }
       out->max_gap =
           n.has_max_distance()
@@ -332,7 +331,8 @@ void ParseQuery(const v1::SceneQuery& q, int index,
     case v1::SceneQuery::QUERY_NOT_SET:
       break;
   }
-  v->Add(path + ".query", "is required: set overlap, nearest, raycast or sweep");
+  v->Add(path + ".query",
+         "is required: set overlap, nearest, raycast or sweep");
 }
 
 }  // namespace

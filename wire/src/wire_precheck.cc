@@ -48,11 +48,11 @@ absl::Status Over(uint64_t count, RequestMessage message,
       return CheckBatchSize(count, "queries", limits);
     default:
       return InvalidField(
-          "groups", absl::StrCat("has ", count,
-                                 " groups, over this server's limit of ",
-                                 limits.max_batch,
-                                 " items (a group holds at least one); split "
-                                 "the batch"));
+          "groups",
+          absl::StrCat("has ", count, " groups, over this server's limit of ",
+                       limits.max_batch,
+                       " items (a group holds at least one); split "
+                       "the batch"));
   }
 }
 

@@ -92,10 +92,10 @@ class Parser {
           return {};
         }
         if (!IsUnitRotation(c, s)) {
-          v_->Add(path + ".rotation",
-                  absl::StrCat("(cos, sin) must have unit length (cos^2 + ",
-                               "sin^2 within 1e-5 of 1), got (", c, ", ", s,
-                               ")"));
+          v_->Add(
+              path + ".rotation",
+              absl::StrCat("(cos, sin) must have unit length (cos^2 + ",
+                           "sin^2 within 1e-5 of 1), got (", c, ", ", s, ")"));
           return {};
         }
         return Rotation{c, s};
