@@ -1,7 +1,8 @@
 // Attacks on availability and accounting, on the shipped collision_server:
-// a burst of small calls, an oversized header beside an open stream, a
+// a burst of small calls, oversized headers beside an open stream, a
 // stream outliving its connection's age, calls that end before their
-// message, file descriptors running out.
+// message, file descriptors running out. The first two also measure an
+// honest caller's latency through the attack.
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -17,6 +18,7 @@ namespace {
 TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
   ASSERT_NO_FATAL_FAILURE(
       StartServer({"--metrics_address=127.0.0.1:0", "--max_in_flight=4"}));
+  ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
   constexpr int kConnections = 20, kCallsEach = 100;
   std::vector<std::unique_ptr<v1::CollisionService::Stub>> stubs;
   for (int c = 0; c < kConnections; ++c) {
@@ -39,6 +41,9 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
   std::atomic<int> ok{0}, shed{0}, pushback{0}, other{0};
   absl::Mutex mu;
   int pending = kConnections * kCallsEach;
+  // An honest caller through the burst: shed like anyone while four calls
+  // are in flight, but never failed.
+  honest_->Start();
   for (auto& stub : stubs) {
     for (int i = 0; i < kCallsEach; ++i) {
       auto* call = new Call;
@@ -70,6 +75,10 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
                                 +[](int* p) { return *p == 0; }, &pending),
                             absl::Seconds(60)));
   }
+  const Latencies honest = honest_->Stop();
+  ExpectHonestCallerServed(absl::StrCat("burst of ", kConnections * kCallsEach,
+                                        " 10-pair calls, --max_in_flight=4"),
+                           honest, Shedding::kAllowed);
   std::printf(
       "[ measured ] burst of %d 10-pair calls, --max_in_flight=4: "
       "%d ok, %d shed\n",
@@ -79,12 +88,13 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
   EXPECT_EQ(pushback.load(), shed.load());
   EXPECT_EQ(other.load(), 0);
   EXPECT_EQ(Metric("collision_rejected_total{reason=\"overloaded\"}"),
-            shed.load());
+            shed.load() + honest.shed);
   ExpectServesAnHonestCaller();  // and once the burst is over, all is well
 }
 
 TEST_F(Hardening, OversizedMetadataRejectsItsCallAloneNotTheConnection) {
   ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
   // A stream open on the connection.
   grpc::ClientContext stream_context;
   auto stream = stub_->QueryStream(&stream_context);
@@ -97,22 +107,30 @@ TEST_F(Hardening, OversizedMetadataRejectsItsCallAloneNotTheConnection) {
   ASSERT_TRUE(stream->Write(tick));
   v1::QueryStreamResponse answer;
   ASSERT_TRUE(stream->Read(&answer));
-  // A call with a 9,000-byte header on the same channel (connection).
-  grpc::ClientContext context;
-  context.AddMetadata("x-big", std::string(9000, 'a'));
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(10));
-  v1::IntersectResponse response;
-  const grpc::Status s =
-      stub_->Intersect(&context, tick.intersect(), &response);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(s.error_message(),
-              HasSubstr("over this server's limit of 8192 bytes"));
+  // Calls with a 9,000-byte header on the same channel (connection), 200
+  // one after another (one is too short to time a caller by), an honest
+  // caller on another connection meanwhile.
+  honest_->Start();
+  for (int i = 0; i < 200; ++i) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-big", std::string(9000, 'a'));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(10));
+    v1::IntersectResponse response;
+    const grpc::Status s =
+        stub_->Intersect(&context, tick.intersect(), &response);
+    ASSERT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << i;
+    ASSERT_THAT(s.error_message(),
+                HasSubstr("over this server's limit of 8192 bytes"));
+  }
   // The stream is untouched.
   tick.set_sequence(2);
   ASSERT_TRUE(stream->Write(tick));
   ASSERT_TRUE(stream->Read(&answer));
   EXPECT_EQ(answer.sequence(), 2u);
+  ExpectHonestCallerServed(
+      "200 calls with a 9,000-byte header beside an open stream",
+      honest_->Stop(), Shedding::kNever);
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
 }

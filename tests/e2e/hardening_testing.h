@@ -1,6 +1,7 @@
 // Test support for the attack tests on the shipped collision_server
 // (hardening_memory_test.cc, hardening_availability_test.cc): the fixture
-// that starts the binary per test, the honest caller, metrics scraping, and
+// that starts the binary per test, the honest callers (a one-off check, and
+// HonestCaller's latencies through an attack), metrics scraping, and
 // the attackers' tools (a gzip bomb, empty pairs, a flow-controlled raw
 // HTTP/2 sender).
 #ifndef COLLISION_TESTS_E2E_HARDENING_TESTING_H_
@@ -26,6 +27,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/e2e/honest_caller.h"
 #include "tests/e2e/wire_testing.h"
 #include "tests/util/http_get.h"
 #include "tests/util/server_process.h"
@@ -54,6 +56,7 @@ class Hardening : public ::testing::Test {
     dir_ = pattern;
   }
   void TearDown() override {
+    honest_.reset();
     server_.reset();
     std::system(absl::StrCat("rm -rf ", dir_).c_str());
   }
@@ -111,6 +114,56 @@ class Hardening : public ::testing::Test {
     ASSERT_EQ(response.results_size(), 2);
     EXPECT_TRUE(response.results(0).hit());
     EXPECT_FALSE(response.results(1).hit());
+  }
+
+  // Opens the HonestCaller's connection (honest_) and measures it unloaded:
+  // 200 calls after 20 of warm-up, the reference for
+  // ExpectHonestCallerServed.
+  void MeasureHonestCallerUnloaded() {
+    honest_ = std::make_unique<HonestCaller>(server_->target(), kToken);
+    honest_->Run(20);
+    unloaded_ = honest_->Run(200);
+    ASSERT_EQ(unloaded_.failed, 0) << unloaded_.first_failure;
+    ASSERT_EQ(unloaded_.answered, 200);
+    RecordProperty("honest caller unloaded: p50 us",
+                   static_cast<int>(unloaded_.p50_ms * 1000));
+    RecordProperty("honest caller unloaded: p99 us",
+                   static_cast<int>(unloaded_.p99_ms * 1000));
+  }
+
+  // Whether an attack may get the honest caller's calls shed (UNAVAILABLE
+  // with a pushback: the server's overload answer).
+  enum class Shedding { kNever, kAllowed };
+
+  // Prints (for the operations docs) and records the honest caller's
+  // latencies through `attack` beside the unloaded ones. Asserts only what
+  // does not depend on the machine's speed: no call failed (a wrong answer,
+  // an error other than shedding), at least one was answered, and none was
+  // shed unless `shedding` allows it. Latency itself is never asserted.
+  void ExpectHonestCallerServed(const std::string& attack,
+                                const Latencies& during, Shedding shedding) {
+    const double factor =
+        unloaded_.p99_ms > 0 ? during.p99_ms / unloaded_.p99_ms : 0;
+    std::printf(
+        "[ measured ] %s: honest caller p50 %.2f ms, p99 %.2f ms, max %.2f ms "
+        "over %d answered calls (%d shed) — unloaded p50 %.2f ms, p99 %.2f ms: "
+        "p99 %.1f x unloaded\n",
+        attack.c_str(), during.p50_ms, during.p99_ms, during.max_ms,
+        during.answered, during.shed, unloaded_.p50_ms, unloaded_.p99_ms,
+        factor);
+    const std::string key = attack + ": honest caller ";
+    RecordProperty(key + "p50 us", static_cast<int>(during.p50_ms * 1000));
+    RecordProperty(key + "p99 us", static_cast<int>(during.p99_ms * 1000));
+    RecordProperty(key + "max us", static_cast<int>(during.max_ms * 1000));
+    RecordProperty(key + "answered", during.answered);
+    RecordProperty(key + "shed", during.shed);
+    EXPECT_EQ(during.failed, 0)
+        << attack << ": " << during.failed
+        << " honest calls failed, first: " << during.first_failure;
+    EXPECT_GT(during.answered, 0) << attack;
+    if (shedding == Shedding::kNever) {
+      EXPECT_EQ(during.shed, 0) << attack;
+    }
   }
 
   static grpc::ChannelArguments FreshConnection() {
@@ -173,6 +226,8 @@ class Hardening : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<v1::CollisionService::Stub> stub_;
+  std::unique_ptr<HonestCaller> honest_;
+  Latencies unloaded_;
 };
 
 // `n` bytes of zeros, gzip-compressed (what a bomb looks like).
