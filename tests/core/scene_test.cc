@@ -241,6 +241,66 @@ TEST(Scene, HugeCoordinatesStayExact) {
   EXPECT_EQ(hits[0].id, 2u);
 }
 
+TEST(Scene, GrazingAndNearlyParallelRaysFarOutEqualBruteForce) {
+  // The broadphase's slab test picks each axis's entry and exit face once
+  // per ray and folds the grow into offsets: it must stay conservative for
+  // rays along edges, through corners, with direction components that are
+  // tiny, subnormal or of either sign, and at coordinates where a float's
+  // step is 0.125 or more.
+  for (const float offset : {0.0f, 3e4f, -1e6f, 4e6f}) {
+    Scene scene(SceneDimension::k2D);
+    World world;
+    uint64_t id = 1;
+    for (int i = 0; i < 24; ++i) {
+      for (int j = 0; j < 24; ++j) {
+        const float x = offset + static_cast<float>(i * 4);
+        const float y = offset + static_cast<float>(j * 4);
+        const Shape s = (i + j) % 3 == 0
+                            ? Shape{Circle{{x, y}, 1.5f}}
+                            : Shape{Rect{{x - 1, y - 1}, {x + 1, y + 1}}};
+        scene.Upsert(id, s, 1);
+        world[id++] = Entity{s, 1};
+      }
+    }
+    scene.Commit();
+    const float tiny[] = {0.0f, 1e-30f, -1e-30f, 1e-40f, -1e-40f, 1e-7f};
+    int checked = 0;
+    for (const float t : tiny) {
+      for (const float sign : {1.0f, -1.0f}) {
+        for (int lane = 0; lane < 24; ++lane) {
+          // Along the edge line y = cell +- 1 (a rect's face), through a
+          // row of corners, and from outside the grid in both directions.
+          const float edge = offset + static_cast<float>(lane * 4) +
+                             (lane % 2 == 0 ? 1.0f : -1.0f);
+          const float start = sign > 0 ? offset - 10.0f : offset + 110.0f;
+          for (const bool along_x : {true, false}) {
+            CastQuery c;
+            c.origin = along_x ? Vec3{start, edge, 0} : Vec3{edge, start, 0};
+            c.direction = along_x ? Vec3{sign, t, 0} : Vec3{t, sign, 0};
+            c.max_distance = 200.0f;
+            for (const Boundary b :
+                 {Boundary::kInclusive, Boundary::kExclusive}) {
+              const std::string where = "offset " + std::to_string(offset) +
+                                        " lane " + std::to_string(lane) +
+                                        " t " + std::to_string(t);
+              std::vector<CastHit> want = BruteCast(world, c, true, b, {});
+              std::vector<CastHit> all;
+              scene.Cast(c, b, {}, true, 1000000, &all);
+              ExpectSameCast(all, want, where + " all");
+              std::vector<CastHit> first;
+              scene.Cast(c, b, {}, false, 1, &first);
+              if (want.size() > 1) want.resize(1);
+              ExpectSameCast(first, want, where + " first");
+              checked += !want.empty();
+            }
+          }
+        }
+      }
+    }
+    EXPECT_GT(checked, 500) << "offset " << offset;  // the rays do hit
+  }
+}
+
 TEST(Scene, MovingEveryEntityManyTicksKeepsTreeAnswersExact) {
   // Drift everything far from where the tree was built: refits loosen it
   // until the cost rule rebuilds; answers must never change.

@@ -160,9 +160,7 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
           order[n++] = {
               scene::GapLowerBound(span.boxes[i], center, radius, dims), i};
         }
-        std::sort(order, order + n, [](const Pending& a, const Pending& b) {
-          return a.key < b.key;
-        });
+        scene::SortByKey(order, n);
         for (uint32_t j = 0; j < n && order[j].key <= bound(); ++j) {
           consider(order[j].node);
         }
@@ -209,8 +207,8 @@ bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
   first_hit.result.distance = INFINITY;
   bool have_first = false;
   const Span& span = h.SpanAt(at.tick);
+  // An entity whose box the segment enters no later than the best hit.
   auto consider = [&](uint32_t item) {
-    if (scene::SegmentEntry(span.boxes[item], segment) == INFINITY) return;
     uint64_t id;
     Shape target;
     if (!h.Candidate(span, item, at, filter, &id, &target)) return;
@@ -239,8 +237,18 @@ bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
       if (p.key > limit()) continue;
       const BvhNode& node = nodes[p.node];
       if (node.count > 0) {
+        // The leaf's entities in the order the segment enters their boxes:
+        // each one looked at costs a pose lookup, and a first hit found
+        // early spares the ones behind it.
+        scene::Pending order[scene::kLeafSize];
+        uint32_t n = 0;
         for (uint32_t i = node.first; i < node.first + node.count; ++i) {
-          consider(i);
+          const float t = scene::SegmentEntry(span.boxes[i], segment);
+          if (t != INFINITY) order[n++] = {t, i};
+        }
+        scene::SortByKey(order, n);
+        for (uint32_t j = 0; j < n && order[j].key <= limit(); ++j) {
+          consider(order[j].node);
         }
         continue;
       }
@@ -257,7 +265,8 @@ bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
     }
   }
   for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
-    consider(static_cast<uint32_t>(i));
+    const float t = scene::SegmentEntry(span.boxes[i], segment);
+    if (t != INFINITY && t <= limit()) consider(static_cast<uint32_t>(i));
   }
   if (!all_hits) {
     if (have_first && max_hits > 0) hits->push_back(first_hit);

@@ -41,11 +41,18 @@ inline float GapLowerBound(const Aabb& box, const float* c, float radius,
 }
 
 // A cast's segment prepared for slab tests: the inverse direction once per
-// query (a multiply per axis instead of a divide).
+// query (a multiply per axis instead of a divide), and for each axis which
+// face the segment meets first, so the test needs no swap and no branch.
 struct Segment {
   float origin[3];
   float inverse[3];
   bool parallel[3];  // direction component exactly 0
+  bool any_parallel;
+  bool increasing[3];  // direction component > 0: enters at lo, leaves at hi
+  // Entry and exit planes as t = (face - offset) * inverse, where the face is
+  // lo or hi by `increasing` and the offset carries the origin and the grow.
+  float enter_offset[3];
+  float leave_offset[3];
   float max_distance;
   float grow;  // the sweep radius plus the widening (see store.cc)
   int dims;
@@ -55,10 +62,18 @@ inline Segment MakeSegment(const CastQuery& c, float grow, int dims) {
   Segment s;
   const float o[3] = {c.origin.x, c.origin.y, c.origin.z};
   const float d[3] = {c.direction.x, c.direction.y, c.direction.z};
+  s.any_parallel = false;
   for (int a = 0; a < 3; ++a) {
     s.origin[a] = o[a];
     s.parallel[a] = d[a] == 0.0f;
+    if (a < dims) s.any_parallel = s.any_parallel || s.parallel[a];
     s.inverse[a] = s.parallel[a] ? 0.0f : 1.0f / d[a];
+    s.increasing[a] = d[a] > 0.0f;
+    // Entering at lo - grow (increasing) or hi + grow: (face - (o +- grow)).
+    // Rounded differently from (face -+ grow) - o by far less than the
+    // widening in `grow`, so the test stays conservative.
+    s.enter_offset[a] = s.increasing[a] ? o[a] + grow : o[a] - grow;
+    s.leave_offset[a] = s.increasing[a] ? o[a] - grow : o[a] + grow;
   }
   s.max_distance = c.max_distance;
   s.grow = grow;
@@ -66,10 +81,9 @@ inline Segment MakeSegment(const CastQuery& c, float grow, int dims) {
   return s;
 }
 
-// Entry parameter of the segment into the box grown by `grow`, or +inf when
-// it misses. Conservative: the box is widened by the cast's magnitude, far
-// more than the rounding of these few operations, so no candidate is lost.
-inline float SegmentEntry(const Aabb& box, const Segment& s) {
+// SegmentEntry for a segment with a component 0 on some axis: there the
+// slab is a containment test of the origin.
+inline float SegmentEntryWithParallelAxes(const Aabb& box, const Segment& s) {
   float t0 = 0.0f;
   float t1 = s.max_distance;
   for (int a = 0; a < s.dims; ++a) {
@@ -89,12 +103,46 @@ inline float SegmentEntry(const Aabb& box, const Segment& s) {
   return t0;
 }
 
+// Branch-free slab test over `kDims` axes (no direction component is 0).
+// An empty box (lo = +inf, hi = -inf) enters at +inf and misses.
+template <int kDims>
+inline float SlabEntry(const Aabb& box, const Segment& s) {
+  float t0 = 0.0f;
+  float t1 = s.max_distance;
+  for (int a = 0; a < kDims; ++a) {
+    const float enter = s.increasing[a] ? box.lo[a] : box.hi[a];
+    const float leave = s.increasing[a] ? box.hi[a] : box.lo[a];
+    t0 = std::max(t0, (enter - s.enter_offset[a]) * s.inverse[a]);
+    t1 = std::min(t1, (leave - s.leave_offset[a]) * s.inverse[a]);
+  }
+  return t0 <= t1 ? t0 : INFINITY;
+}
+
+// Entry parameter of the segment into the box grown by `grow`, or +inf when
+// it misses. Conservative: the box is widened by the cast's magnitude, far
+// more than the rounding of these few operations, so no candidate is lost.
+inline float SegmentEntry(const Aabb& box, const Segment& s) {
+  if (s.any_parallel) return SegmentEntryWithParallelAxes(box, s);
+  return s.dims == 2 ? SlabEntry<2>(box, s) : SlabEntry<3>(box, s);
+}
+
 // A node to visit, with the bound that orders and prunes it. Trivial, so a
 // traversal stack is not zero-filled on every query.
 struct Pending {
   float key;
   uint32_t node;
 };
+
+// Sorts a leaf's few pending items by key (insertion sort: at most
+// kLeafSize of them).
+inline void SortByKey(Pending* items, uint32_t n) {
+  for (uint32_t i = 1; i < n; ++i) {
+    const Pending p = items[i];
+    uint32_t j = i;
+    for (; j > 0 && p.key < items[j - 1].key; --j) items[j] = items[j - 1];
+    items[j] = p;
+  }
+}
 
 inline bool IdLess(const OverlapHit& a, const OverlapHit& b) {
   return a.id < b.id;

@@ -504,9 +504,9 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
     return scene::CastAgainst(cast, flat, scene::ShapeFromColumns(s.family, v),
                               boundary);
   };
+  // A candidate whose box the segment enters no later than the best hit.
   auto consider = [&](const Store& s, size_t slot) {
     if (!Passes(s, slot, filter)) return;
-    if (SegmentEntry(s.boxes[slot], segment) == INFINITY) return;
     const CastResult r = answer(s, slot);
     if (!r.hit) return;
     const CastHit h{s.ids[slot], r};
@@ -548,7 +548,11 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
         if (entry > limit()) continue;
         const BvhNode& node = nodes[current];
         if (node.count > 0) {
-          for (uint32_t i = 0; i < node.count; ++i) consider(s, node.first + i);
+          for (uint32_t i = 0; i < node.count; ++i) {
+            const uint32_t slot = node.first + i;
+            const float t = SegmentEntry(s.boxes[slot], segment);
+            if (t != INFINITY && t <= limit()) consider(s, slot);
+          }
           continue;
         }
         const float t0 = SegmentEntry(nodes[node.first].box, segment);
@@ -570,7 +574,10 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
         }
       }
     }
-    for (size_t slot = s.tree_size; slot < s.size(); ++slot) consider(s, slot);
+    for (size_t slot = s.tree_size; slot < s.size(); ++slot) {
+      const float entry = SegmentEntry(s.boxes[slot], segment);
+      if (entry != INFINITY && entry <= limit()) consider(s, slot);
+    }
   }
   if (!all_hits) {
     if (have_first && max_hits > 0) hits->push_back(first_hit);
