@@ -11,7 +11,9 @@
 #include "benchmark/benchmark.h"
 #include "collision/wire/handlers.h"
 #include "collision/wire/pair_wire.h"
+#include "collision/wire/wire_precheck.h"
 #include "google/protobuf/arena.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace collision::server {
 namespace {
@@ -180,6 +182,24 @@ void BM_DecodePairsFromBytes(benchmark::State& state) {
   }
   Report(state, wire.size());
 }
+
+// The count on the bytes every request gets before it is parsed
+// (wire_precheck.h), on `range` empty pairs (2 bytes each, the most items
+// per byte): an honest batch up to the default limit of 100,000, then what
+// an attacker sends, up to the default receive limit (~10.6 MB).
+void BM_PrecheckPairs(benchmark::State& state) {
+  std::string wire;
+  for (int64_t i = 0; i < state.range(0); ++i) wire.append("\x0a\x00", 2);
+  const wire::RequestLimits limits;
+  for (auto _ : state) {
+    google::protobuf::io::ArrayInputStream in(wire.data(),
+                                              static_cast<int>(wire.size()));
+    benchmark::DoNotOptimize(wire::PrecheckRequestSize(
+        &in, wire::RequestMessage::kIntersect, limits));
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_PrecheckPairs)->Arg(1024)->Arg(100000)->Arg(5000000);
 
 #define SIZES Arg(64)->Arg(1024)->Arg(16384)->Arg(65536)
 BENCHMARK(BM_MemcpyColumnsBytes)->SIZES;

@@ -23,15 +23,18 @@ bool IsMessageField(uint32_t tag, uint32_t field) {
 }
 
 // Adds the occurrences of field 1 at this level (up to the current limit)
-// to `count`; false when the bytes are not a valid encoding.
-bool CountItems(CodedInputStream* in, uint64_t* count) {
+// to `count`, stopping once it passes `stop_above`: the work to refuse an
+// oversized request is bounded by the limit, not by what was sent (a 10 MB
+// request of 5 M empty pairs: 100,001 items read, not 5 M). False when the
+// bytes are not a valid encoding.
+bool CountItems(CodedInputStream* in, uint64_t stop_above, uint64_t* count) {
   for (uint32_t tag = in->ReadTag(); tag != 0; tag = in->ReadTag()) {
     if (IsMessageField(tag, kItemsField)) {
       uint32_t length = 0;
       if (!in->ReadVarint32(&length) || !in->Skip(static_cast<int>(length))) {
         return false;
       }
-      ++*count;
+      if (++*count > stop_above) return true;
     } else if (!WireFormatLite::SkipField(in, tag)) {
       return false;
     }
@@ -39,20 +42,22 @@ bool CountItems(CodedInputStream* in, uint64_t* count) {
   return true;  // the end, or bytes ReadTag could not read: the parse says
 }
 
-absl::Status Over(uint64_t count, RequestMessage message,
-                  const RequestLimits& limits) {
+// The refusal of a request found to hold more items than the limit (how
+// many more is not counted, see CountItems).
+absl::Status Over(RequestMessage message, const RequestLimits& limits) {
   switch (message) {
     case RequestMessage::kIntersect:
-      return CheckBatchSize(count, "pairs", limits);
     case RequestMessage::kClosestPoint:
-      return CheckBatchSize(count, "queries", limits);
+      return InvalidField(
+          message == RequestMessage::kIntersect ? "pairs" : "queries",
+          absl::StrCat("has more than this server's limit of ",
+                       limits.max_batch, " items; split the batch"));
     default:
       return InvalidField(
-          "groups",
-          absl::StrCat("has ", count, " groups, over this server's limit of ",
-                       limits.max_batch,
-                       " items (a group holds at least one); split "
-                       "the batch"));
+          "groups", absl::StrCat("has more than this server's limit of ",
+                                 limits.max_batch,
+                                 " items in groups (a group holds at least "
+                                 "one); split the batch"));
   }
 }
 
@@ -64,9 +69,8 @@ absl::Status PrecheckRequestSize(
   CodedInputStream in(bytes);
   if (message != RequestMessage::kQueryStream) {
     uint64_t count = 0;
-    CountItems(&in, &count);
-    return count > limits.max_batch ? Over(count, message, limits)
-                                    : absl::OkStatus();
+    CountItems(&in, limits.max_batch, &count);
+    return count > limits.max_batch ? Over(message, limits) : absl::OkStatus();
   }
   // QueryStreamRequest: field 1 is the sequence, fields 2-5 the query (one
   // of the four request messages, in that order). A query field given more
@@ -81,16 +85,16 @@ absl::Status PrecheckRequestSize(
       if (!in.ReadVarint32(&length) || length > INT32_MAX) break;
       const CodedInputStream::Limit limit =
           in.PushLimit(static_cast<int>(length));
-      const bool ok = CountItems(&in, &counts[field - 2]);
+      const bool ok = CountItems(&in, limits.max_batch, &counts[field - 2]);
       in.PopLimit(limit);
-      if (!ok) break;
+      if (!ok || counts[field - 2] > limits.max_batch) break;
     } else if (!WireFormatLite::SkipField(&in, tag)) {
       break;
     }
   }
   for (int k = 0; k < 4; ++k) {
     if (counts[k] > limits.max_batch) {
-      return Over(counts[k], static_cast<RequestMessage>(k), limits);
+      return Over(static_cast<RequestMessage>(k), limits);
     }
   }
   return absl::OkStatus();

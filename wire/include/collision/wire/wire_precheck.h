@@ -5,9 +5,10 @@
 // becomes a ~50-byte object, so a 64 MiB request of empty pairs once took
 // 1.9 GB to parse before the batch limit rejected it. Here the repeated items
 // of a request (pairs, queries, column groups; those of a QueryStream
-// message's query) are counted by skipping over their bytes, and a request
-// over the batch limit is rejected with the same error the validation gives,
-// at the cost of reading one tag per item.
+// message's query) are counted by skipping over their bytes, at the cost of
+// reading one tag per item, and the count stops once it passes the batch
+// limit: refusing a request costs at most the limit's worth of reading,
+// whatever was sent.
 //
 // Protobuf only (no gRPC): the caller wraps its bytes in a
 // ZeroCopyInputStream.
@@ -50,9 +51,10 @@ inline constexpr RequestMessage
 
 // INVALID_ARGUMENT when the encoded request holds more items than
 // `limits.max_batch` (a column request: more groups; each group holds at
-// least one pair, so more groups than that cannot be a valid batch), with
-// the text CheckBatchSize gives. OK otherwise, also for bytes that are not a
-// valid encoding: the parse that follows reports those.
+// least one pair, so more groups than that cannot be a valid batch): "pairs
+// has more than this server's limit of N items; split the batch" (how many
+// more is not counted). OK otherwise, also for bytes that are not a valid
+// encoding before the limit is passed: the parse that follows reports those.
 absl::Status PrecheckRequestSize(
     google::protobuf::io::ZeroCopyInputStream* bytes, RequestMessage message,
     const RequestLimits& limits);
