@@ -73,5 +73,41 @@ TEST(Precheck, StreamMessagesCountEveryCopyOfTheirQuery) {
       HasSubstr("pairs has more than this server's limit of 10 items"));
 }
 
+TEST(Precheck, SceneRequestsCountUpsertsAndQueriesUpToTheirLimits) {
+  // SceneRequest: update (3) holding upserts (3) and column groups (4);
+  // queries (4) at the top.
+  auto update = [](int upserts, int groups) {
+    std::string inner;
+    for (int i = 0; i < upserts; ++i) inner.append("\x1a\x00", 2);
+    for (int i = 0; i < groups; ++i) inner.append("\x22\x00", 2);
+    return std::string("\x1a", 1) + static_cast<char>(inner.size()) + inner;
+  };
+  auto queries = [](int n) {
+    std::string bytes;
+    for (int i = 0; i < n; ++i) bytes.append("\x22\x00", 2);
+    return bytes;
+  };
+  auto check = [](const std::string& bytes) {
+    google::protobuf::io::ArrayInputStream in(bytes.data(),
+                                              static_cast<int>(bytes.size()));
+    return PrecheckSceneRequest(&in, /*max_upserts=*/10, /*max_queries=*/4);
+  };
+  EXPECT_TRUE(check(update(6, 4) + queries(4)).ok());
+  const absl::Status entities = check(update(6, 5) + queries(1));
+  EXPECT_EQ(entities.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(entities.message(),
+            "update holds more upserts and column groups than this scene's "
+            "limit of 10 entities");
+  const absl::Status many = check(update(1, 0) + queries(5));
+  EXPECT_EQ(many.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(many.message(),
+            "queries has more than this server's limit of 4 per message; "
+            "split them over several messages");
+  // Past the limit nothing more is read: broken bytes after it do not
+  // matter.
+  EXPECT_EQ(check(queries(5) + "\x22\x7f").code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 }  // namespace
 }  // namespace collision::wire

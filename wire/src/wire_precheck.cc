@@ -105,12 +105,15 @@ absl::Status PrecheckSceneRequest(
     uint64_t max_queries) {
   // SceneRequest: update = 3 (SceneUpdate: upserts = 3, upsert_columns = 4;
   // a column group holds packed numbers, which do not amplify), queries = 4.
+  // Like CountItems, the counts stop once past their limits.
   CodedInputStream in(bytes);
   uint64_t entities = 0;
   uint64_t queries = 0;
-  auto count_in = [&in](uint64_t* count, uint32_t f1, uint32_t f2) {
+  auto count_in = [&in, &entities, max_upserts](uint32_t f1, uint32_t f2) {
     for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
-      if (IsMessageField(tag, f1) || IsMessageField(tag, f2)) ++*count;
+      if (IsMessageField(tag, f1) || IsMessageField(tag, f2)) {
+        if (++entities > max_upserts) return true;
+      }
       if (!WireFormatLite::SkipField(&in, tag)) return false;
     }
     return true;
@@ -121,23 +124,24 @@ absl::Status PrecheckSceneRequest(
       if (!in.ReadVarint32(&length) || length > INT32_MAX) break;
       const CodedInputStream::Limit limit =
           in.PushLimit(static_cast<int>(length));
-      const bool ok = count_in(&entities, 3, 4);
+      const bool ok = count_in(3, 4);
       in.PopLimit(limit);
-      if (!ok) break;
+      if (!ok || entities > max_upserts) break;
     } else {
-      if (IsMessageField(tag, 4)) ++queries;
+      if (IsMessageField(tag, 4) && ++queries > max_queries) break;
       if (!WireFormatLite::SkipField(&in, tag)) break;
     }
   }
   if (entities > max_upserts) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "update holds ", entities, " upserts and column groups, over this ",
-        "scene's limit of ", max_upserts, " entities"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("update holds more upserts and column groups than this "
+                     "scene's limit of ",
+                     max_upserts, " entities"));
   }
   if (queries > max_queries) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "queries has ", queries, " queries, over this server's limit of ",
-        max_queries, " per message; split them over several messages"));
+        "queries has more than this server's limit of ", max_queries,
+        " per message; split them over several messages"));
   }
   return absl::OkStatus();
 }

@@ -60,9 +60,9 @@ absl::Status PrecheckRequestSize(
     const RequestLimits& limits);
 
 // RESOURCE_EXHAUSTED when an encoded SceneRequest holds more upserts and
-// column groups than `max_upserts` or more queries than `max_queries`, with
-// the text the validation gives; OK otherwise (and for bytes that do not
-// parse: the parse reports them).
+// column groups than `max_upserts` or more queries than `max_queries`
+// (counted up to one past the limit, as PrecheckRequestSize does); OK
+// otherwise (and for bytes that do not parse: the parse reports them).
 absl::Status PrecheckSceneRequest(
     google::protobuf::io::ZeroCopyInputStream* bytes, uint64_t max_upserts,
     uint64_t max_queries);
