@@ -151,7 +151,7 @@ TEST(EndToEndLimits, BatchOverTheLimitAndOversizedMessagesAreRejected) {
   absl::StatusOr<v1::IntersectResponse> r = client->Intersect(over);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(),
-              HasSubstr("over this server's limit of 100"));
+              HasSubstr("more than this server's limit of 100 items"));
 
   c::IntersectBatch huge;
   for (int i = 0; i < 300; ++i) {
