@@ -595,6 +595,7 @@ class ClientOptions(unittest.TestCase):
                        {"metadata": [("k", "line\nbreak")]},
                        {"metadata": [("k-bin", "text")]},
                        {"token": "a\nb"}, {"deadline": 0},
+                       {"connect_timeout": 0}, {"connect_timeout": 1e6},
                        {"retries": 9},
                        {"root_certificates": "/nonexistent/ca.pem"},
                        {"certificate_chain": b"x"},
@@ -639,6 +640,24 @@ class ClientOptions(unittest.TestCase):
                     self.assertEqual(e.exception.code(),
                                      grpc.StatusCode.DEADLINE_EXCEEDED)
                     self.assertLess(time.monotonic() - start, 5)
+
+    def test_a_connection_that_never_answers_fails_at_connect_timeout(self):
+        # The same silent listener: with a connection attempt bounded at
+        # 0.3 s, a call with 10 s to go fails UNAVAILABLE (the attempt timed
+        # out), where gRPC's own 20 s would have let it reach its deadline
+        # (DEADLINE_EXCEEDED, as in the test above).
+        request = cc.intersect_request([(cc.point(0, 0), cc.point(0, 0))])
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            target = "127.0.0.1:%d" % listener.getsockname()[1]
+            with cc.Client(target, deadline=10, connect_timeout=0.3,
+                           retries=0) as client:
+                with self.assertRaises(cc.CallError) as e:
+                    client.intersect(request)
+                self.assertEqual(e.exception.code(),
+                                 grpc.StatusCode.UNAVAILABLE)
+                self.assertIn("timed out", e.exception.details())
 
     def test_a_call_to_nobody_raises_call_error_within_its_deadline(self):
         with cc.Client("127.0.0.1:1", deadline=2, retries=0) as client:
