@@ -90,7 +90,12 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
   }
   const int64_t before = static_cast<int64_t>(scene_->size());
   SceneHistory* history = history_ ? &*history_ : nullptr;
-  wire::ApplySceneUpdate(parsed->update, &*scene_, history);
+  // The history records the tick after the answer has left (AfterAnswer)
+  // unless a rewound query of this message needs it.
+  const bool record_later = history != nullptr && parsed->update.present &&
+                            !wire::RecordUpdateFirst(*parsed, *history);
+  wire::ApplySceneUpdate(parsed->update, &*scene_, history, record_later);
+  if (record_later) unrecorded_tick_ = parsed->update.tick;
   if (parsed->update.present) tick_ = parsed->update.tick;
   wire::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, response);
   response->set_tick(tick_.value_or(0));
@@ -107,13 +112,24 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
     clamped += response->results(i).clamped();
   }
   if (rewound > 0) metrics->SceneRewoundQueries(rewound, clamped);
-  if (history_ && parsed->update.present) {
-    const int64_t bytes = static_cast<int64_t>(history_->Stats().memory_bytes);
-    metrics->SceneHistoryChanged(bytes - history_bytes_);
-    history_bytes_ = bytes;
+  if (history_ && parsed->update.present && !record_later) {
+    ReportHistoryBytes();
   }
   metrics->SceneMessageHandled(absl::ToDoubleSeconds(absl::Now() - start));
   return grpc::Status::OK;
+}
+
+void SceneSession::AfterAnswer() {
+  if (!unrecorded_tick_.has_value()) return;
+  history_->Commit(*unrecorded_tick_);
+  unrecorded_tick_.reset();
+  ReportHistoryBytes();
+}
+
+void SceneSession::ReportHistoryBytes() {
+  const int64_t bytes = static_cast<int64_t>(history_->Stats().memory_bytes);
+  service_->metrics_->SceneHistoryChanged(bytes - history_bytes_);
+  history_bytes_ = bytes;
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*

@@ -41,6 +41,9 @@ class SceneSession {
   }
   grpc::Status Process(const Request& request, Response* response,
                        grpc::CallbackServerContext* context);
+  // The answer has been handed to the transport: the history records the
+  // tick whose recording Process left for later.
+  void AfterAnswer();
   // The stream is over: the scene is freed and its slot given back.
   void Ended() { Close(); }
   static void ClearAnswer(Response* response) {
@@ -52,6 +55,7 @@ class SceneSession {
  private:
   grpc::Status Open(const v1::SceneConfig& config);
   void Close();
+  void ReportHistoryBytes();
 
   CollisionServiceImpl* const service_;
   const wire::SceneLimits& limits_;
@@ -59,6 +63,8 @@ class SceneSession {
   std::optional<Scene> scene_;
   std::optional<SceneHistory> history_;  // when config keeps > 1 tick
   std::optional<uint64_t> tick_;
+  // Staged in the history, to be committed by AfterAnswer.
+  std::optional<uint64_t> unrecorded_tick_;
   int64_t history_bytes_ = 0;  // last reported to the metrics
 };
 

@@ -538,6 +538,7 @@ struct QueryStreamSession {
   }
 
   static void ClearAnswer(Response* response) { response->clear_answer(); }
+  void AfterAnswer() {}
   void Ended() {}
 
   CollisionServiceImpl* const service;

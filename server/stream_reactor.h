@@ -16,6 +16,9 @@
 //     grpc::Status Process(const Request&, Response*,
 //                          grpc::CallbackServerContext*);  // error: rejected
 //     static void ClearAnswer(Response*);
+//     // The last answer was handed to the transport; runs before the next
+//     // message is read (work the answer need not wait for).
+//     void AfterAnswer();
 //     void Ended();  // the stream is over (OnDone): free what it holds
 //   };
 //
@@ -142,6 +145,7 @@ class StreamReactor final
       return;
     }
     service_->metrics_->MessageSent(Session::kMethod, kBidiStream);
+    session_.AfterAnswer();
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!aged_) {

@@ -140,10 +140,11 @@ struct Recorded {
 };
 
 // Commits `ticks` random ticks (moves, births, deaths, kind changes; tick
-// numbers with gaps) to `history`, calling check() after each.
-template <typename Check>
+// numbers with gaps) to `history`, calling check() after each and
+// staged(g, rec, tick) with each tick's changes staged, before its commit.
+template <typename Check, typename Staged>
 void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
-                   SceneHistory* history, Check&& check) {
+                   SceneHistory* history, Check&& check, Staged&& staged) {
   Generator g(seed, mix);
   Recorded rec;
   World world;
@@ -174,11 +175,19 @@ void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
         world.erase(it);
       }
     }
+    staged(g, rec, tick);
     history->Commit(tick);
     rec.worlds[tick] = world;
     check(g, rec, tick);
     tick += g.Chance(0.2) ? 3 : 1;  // skipped ticks repeat the world
   }
+}
+
+template <typename Check>
+void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
+                   SceneHistory* history, Check&& check) {
+  RandomHistory(seed, mix, entities, ticks, history, check,
+                [](Generator&, const Recorded&, uint64_t) {});
 }
 
 // Every query kind at `at` against `want` (brute force over that world).
@@ -319,6 +328,89 @@ TEST(SceneHistory, InterpolatedAnswersEqualBruteForce2D) {
 
 TEST(SceneHistory, InterpolatedAnswersEqualBruteForce3D) {
   RunInterpolated(14, Mix::k3D);
+}
+
+// A server answers a message's rewound queries before recording its update
+// when AnswerableBefore says so: such a moment then resolves as it will
+// after the commit, and the answers already equal brute force over that
+// moment's world; the moments it refuses are the ones that need the new
+// tick or leave the window.
+void RunAnswerableBefore(uint32_t seed, Mix mix) {
+  const bool flat = mix != Mix::k3D;
+  const uint32_t kTicks = 12;
+  SceneHistory history(flat ? SceneDimension::k2D : SceneDimension::k3D,
+                       kTicks);
+  size_t answered_before = 0;
+  RandomHistory(
+      seed, mix, 40, 40, &history, [](Generator&, const Recorded&, uint64_t) {},
+      [&](Generator& g, const Recorded& rec, uint64_t next) {
+        if (!history.has_ticks()) {
+          EXPECT_FALSE(history.AnswerableBefore(next, {next - 1, 0.0f}));
+          return;
+        }
+        const uint64_t latest = history.latest();
+        const uint64_t start = next >= kTicks - 1 ? next - (kTicks - 1) : 0;
+        const uint64_t window_start =
+            std::max(rec.worlds.begin()->first, start);
+        for (int i = 0; i < 6; ++i) {
+          const uint64_t t =
+              history.oldest() +
+              static_cast<uint64_t>(g.Int(0, int(latest - history.oldest())));
+          const float f = g.Chance(0.3) ? 0.0f
+                                        : std::uniform_real_distribution<float>(
+                                              0.0f, 1.0f)(g.rng());
+          const SceneMoment at{t, f};
+          const bool needs_next = t == latest && f > 0.0f;
+          const bool expected = !needs_next && t >= window_start;
+          ASSERT_EQ(history.AnswerableBefore(next, at), expected)
+              << "seed " << seed << " next " << next << " at " << t << "+" << f;
+          if (!expected) continue;
+          ++answered_before;
+          SceneMoment used;
+          ASSERT_EQ(history.Resolve(at, &used), MomentResolution::kExact);
+          const World* after = t + 1 <= latest ? &rec.At(t + 1) : nullptr;
+          const World want = WorldBetween(rec.At(t), after, f);
+          ExpectAnswersOf(history, used, want, g, flat,
+                          "seed " + std::to_string(seed) + " before " +
+                              std::to_string(next) + " at " +
+                              std::to_string(t) + "+" + std::to_string(f));
+        }
+        EXPECT_FALSE(history.AnswerableBefore(next, {latest, 0.5f}));
+        EXPECT_FALSE(history.AnswerableBefore(next, {next, 0.0f}));
+        if (window_start > history.oldest()) {
+          EXPECT_FALSE(history.AnswerableBefore(next, {window_start - 1, 0}));
+        }
+      });
+  EXPECT_GT(answered_before, 100u);
+}
+
+TEST(SceneHistory, AnswerableBeforeCommitMeansTheAnswerAfterIt2D) {
+  RunAnswerableBefore(21, Mix::kAll2D);
+}
+
+TEST(SceneHistory, AnswerableBeforeCommitMeansTheAnswerAfterIt3D) {
+  RunAnswerableBefore(22, Mix::k3D);
+}
+
+TEST(SceneHistory, NothingIsAnswerableBeforeCommitOnceTheBudgetIsReached) {
+  SceneHistory h(SceneDimension::k2D, 256, 100000);
+  uint64_t t = 1;
+  for (; t <= 2; ++t) {
+    for (uint64_t id = 0; id < 100; ++id) {
+      h.Upsert(id, Circle{{float(t + id), 0}, 0.5f}, 1);
+    }
+    h.Commit(t);
+  }
+  ASSERT_EQ(h.oldest(), 1u);
+  EXPECT_TRUE(h.AnswerableBefore(t, {t - 2, 0.5f}));
+  for (; t <= 400 && h.oldest() == 1; ++t) {
+    for (uint64_t id = 0; id < 100; ++id) {
+      h.Upsert(id, Circle{{float(t + id), 0}, 0.5f}, 1);
+    }
+    h.Commit(t);
+  }
+  ASSERT_GT(h.oldest(), 1u) << "the budget was never reached";
+  EXPECT_FALSE(h.AnswerableBefore(t, {t - 2, 0.5f}));
 }
 
 // ---- Named cases ----

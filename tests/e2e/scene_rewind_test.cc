@@ -95,6 +95,51 @@ TEST(SceneRewind, ShotsHitWhereTheTargetWasAndSayWhen) {
   EXPECT_TRUE(s.Close().ok());
 }
 
+// Each tick's message moves the target and shoots at moments before it.
+// The server answers queries that do not need the new tick before
+// recording it (and records it after the answer has left); the answers
+// must be the ones of a history that already holds it: a shot between the
+// last tick and the new one interpolates towards the new position, the
+// window's edge moves with the new tick, and a shot just past it is clamped
+// to the new oldest tick.
+TEST(SceneRewind, ShotsInTheMessageOfATickSeeThatTickRecorded) {
+  auto server = Start({});
+  ASSERT_NE(server, nullptr);
+  Session s(*server);
+  v1::SceneRequest config = Config(v1::DIMENSION_2D);
+  config.mutable_config()->set_history_ticks(16);
+  ASSERT_FALSE(s.Send(config).has_error());
+  auto x_at = [](double tick) { return static_cast<float>(10 * (tick - 100)); };
+  for (uint64_t t = 100; t <= 140; ++t) {
+    v1::SceneRequest m = Move(t);
+    if (t >= 117) {
+      *m.add_queries() = RayDownAt(x_at(t - 0.5), t - 1, 0.5f);  // needs t
+      *m.add_queries() = RayDownAt(x_at(t - 2.75), t - 3, 0.25f);
+      *m.add_queries() = RayDownAt(x_at(t - 15), t - 15, 0.0f);  // the edge
+      *m.add_queries() = RayDownAt(x_at(t - 15), t - 16, 0.0f);  // clamped
+      *m.add_queries() = RayDownAt(x_at(t - 16), t - 16, 0.0f);  // clamped
+    }
+    const v1::SceneResponse r = s.Send(m);
+    ASSERT_FALSE(r.has_error()) << t << " " << r.error().message();
+    if (t < 117) continue;
+    ASSERT_EQ(r.results_size(), 5) << t;
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(r.results(i).hits_size(), 1) << t << " query " << i;
+      EXPECT_EQ(r.results(i).hits(0).id(), 7u);
+      EXPECT_FLOAT_EQ(r.results(i).hits(0).distance(), 49.0f) << t << " " << i;
+    }
+    EXPECT_EQ(r.results(0).at().tick(), t - 1);
+    EXPECT_FALSE(r.results(0).clamped());
+    EXPECT_FALSE(r.results(1).clamped());
+    EXPECT_FALSE(r.results(2).clamped()) << t;
+    EXPECT_EQ(r.results(2).at().tick(), t - 15);
+    EXPECT_TRUE(r.results(3).clamped()) << t;
+    EXPECT_EQ(r.results(3).at().tick(), t - 15);
+    EXPECT_EQ(r.results(4).hits_size(), 0) << t;  // it was at t - 15 then
+  }
+  EXPECT_TRUE(s.Close().ok());
+}
+
 TEST(SceneRewind, TheFutureAndBadFractionsAreRejectedByField) {
   auto server = Start({});
   ASSERT_NE(server, nullptr);

@@ -440,8 +440,21 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
   return out;
 }
 
+bool RecordUpdateFirst(const ParsedSceneMessage& message,
+                       const SceneHistory& history) {
+  if (!message.update.present) return false;
+  const uint64_t next = message.update.tick;
+  for (const ParsedSceneQuery& q : message.queries) {
+    if (!q.rewound) continue;
+    // At the new tick itself the scene answers.
+    if (q.at.tick == next && q.at.fraction == 0.0f) continue;
+    if (!history.AnswerableBefore(next, q.at)) return true;
+  }
+  return false;
+}
+
 void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
-                      SceneHistory* history) {
+                      SceneHistory* history, bool record_later) {
   if (!update.present) return;
   if (update.snapshot) scene->Clear();
   for (uint64_t id : update.removals) scene->Remove(id);
@@ -455,7 +468,7 @@ void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
   for (const SceneUpsert& e : update.upserts) {
     history->Upsert(e.id, e.shape, e.category);
   }
-  history->Commit(update.tick);
+  if (!record_later) history->Commit(update.tick);
 }
 
 void AnswerSceneQueries(const std::vector<ParsedSceneQuery>& queries,

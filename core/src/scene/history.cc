@@ -471,6 +471,14 @@ MomentResolution SceneHistory::Resolve(SceneMoment asked,
   return MomentResolution::kExact;
 }
 
+bool SceneHistory::AnswerableBefore(uint64_t next, SceneMoment asked) const {
+  const Impl& h = *impl_;
+  if (!h.has_ticks || h.tight || next <= h.latest) return false;
+  const bool recorded =
+      asked.tick < h.latest || (asked.tick == h.latest && asked.fraction == 0);
+  return recorded && asked.tick >= h.WindowStart(next);
+}
+
 const Span& SceneHistory::Impl::SpanAt(uint64_t t) const {
   // The last span starting at or before t.
   size_t lo = 0, hi = spans.size();

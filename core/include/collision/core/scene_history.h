@@ -103,6 +103,15 @@ class SceneHistory {
   // The moment a query asking for `asked` is answered at.
   MomentResolution Resolve(SceneMoment asked, SceneMoment* used) const;
 
+  // Whether a query at `asked` gets the same answer now, with a change for
+  // tick `next` staged, as after Commit(next): the moment lies inside the
+  // window Commit(next) keeps and needs no pose of `next`. A server answers
+  // such queries first and records the tick after sending the answer.
+  // False once the memory budget has been reached (a commit may then drop
+  // ticks early); the commit that first reaches it may drop ticks that a
+  // query answered before it was answered at (exactly, not clamped).
+  bool AnswerableBefore(uint64_t next, SceneMoment asked) const;
+
   // As Scene's queries, at a moment Resolve() returned (kExact or kClamped).
   // CanOverlap: blocked when an entity of the blocking kind exists at any
   // tick of the moment's span.

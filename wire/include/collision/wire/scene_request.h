@@ -92,9 +92,19 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
     const SceneLimits& limits, bool config_allowed);
 
 // Applies a validated update to the scene and, when the scene keeps one,
-// its history, and commits both.
+// its history, and commits both; `record_later`: the history's commit is
+// left to the caller (history->Commit(update.tick)), which makes it after
+// sending the answer when RecordUpdateFirst() allows.
 void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
-                      SceneHistory* history);
+                      SceneHistory* history, bool record_later = false);
+
+// Whether the message's update must be in the history before its queries
+// are answered: some rewound query needs the update's tick, or would be
+// clamped otherwise (SceneHistory::AnswerableBefore). Recording 10k moving
+// entities costs about as much as answering a reference tick's queries, so
+// a server records the others after the answer has left.
+bool RecordUpdateFirst(const ParsedSceneMessage& message,
+                       const SceneHistory& history);
 
 // Answers the queries into `response` (results[i] for queries[i]): at the
 // latest tick from the scene, rewound ones from the history (`history`
