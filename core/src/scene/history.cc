@@ -190,10 +190,20 @@ void SceneHistory::Commit(uint64_t tick) {
   // Handles first (a hash map small enough to stay cached), then the poses,
   // each at the end of its own track: a cache miss apiece for a large
   // history, so the tracks a few changes ahead are prefetched.
-  std::vector<uint32_t>& handles = h.scratch;
+  h.last_handles.swap(h.handles);
+  std::vector<uint32_t>& handles = h.handles;
   handles.resize(h.staged.size());
   for (size_t i = 0; i < h.staged.size(); ++i) {
     const Impl::Staged& s = h.staged[i];
+    if (i < h.last_handles.size()) {
+      // The same entity as the last commit's i-th change?
+      const uint32_t guess = h.last_handles[i];
+      if (guess < h.tracks.size() && h.tracks[guess].tracked &&
+          h.tracks[guess].id == s.id) {
+        handles[i] = guess;
+        continue;
+      }
+    }
     auto it = h.handle_of.find(s.id);
     if (!s.pose.alive) {
       handles[i] = it == h.handle_of.end() ? Impl::kNoItem : it->second;
@@ -212,6 +222,7 @@ void SceneHistory::Commit(uint64_t tick) {
       h.tracks.emplace_back();
     }
     h.tracks[handle].id = s.id;
+    h.tracks[handle].tracked = true;
     h.handle_of.emplace(s.id, handle);
     handles[i] = handle;
   }
@@ -222,8 +233,15 @@ void SceneHistory::Commit(uint64_t tick) {
       __builtin_prefetch(&h.tracks[handles[i + 2 * kAhead]]);
     }
     if (i + kAhead < handles.size() && handles[i + kAhead] != Impl::kNoItem) {
+      // SetPose reads the last pose, writes the slot after it and, in a
+      // full ring, reads the one after that: three neighbouring slots.
       const Track& ahead = h.tracks[handles[i + kAhead]];
-      __builtin_prefetch(ahead.slot_after_last(), 1);
+      if (const Pose* next = ahead.slot_after_last()) {
+        const char* bytes = reinterpret_cast<const char*>(next);
+        if (!ahead.empty()) __builtin_prefetch(&ahead.last());
+        __builtin_prefetch(bytes, 1);
+        __builtin_prefetch(bytes + 2 * sizeof(Pose) - 1);
+      }
     }
     const uint32_t handle = handles[i];
     if (handle == Impl::kNoItem) continue;
@@ -413,6 +431,7 @@ void SceneHistory::Impl::TrimRange(size_t first, size_t count, bool shrink) {
     }
     if (t.count == 1 && !t.last().alive) {
       handle_of.erase(t.id);
+      t.tracked = false;
       t.DropOldest();
       --poses;
       pose_capacity -= t.capacity();

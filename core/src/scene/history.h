@@ -37,6 +37,7 @@ struct Track {
   uint32_t head = 0;
   uint32_t count = 0;
   uint64_t dropped = 0;  // poses forgotten, ever
+  bool tracked = false;  // `id` maps to this track (else a free handle)
 
   bool empty() const { return count == 0; }
   // The i-th kept pose, oldest first.
@@ -45,8 +46,11 @@ struct Track {
   const Pose& last() const { return at(count - 1); }
   uint64_t last_number() const { return dropped + count - 1; }
   size_t capacity() const { return ring.size(); }
+  // Where the next pose goes (when the ring has room, or its oldest is
+  // dropped first).
   const Pose* slot_after_last() const {
-    return ring.empty() ? nullptr : &ring[Slot(count % ring.size())];
+    return ring.empty() ? nullptr
+                        : &ring[Slot(count == ring.size() ? 0 : count)];
   }
 
   // Appends a pose; returns how many slots the ring grew by. A ring that
@@ -162,7 +166,11 @@ struct SceneHistory::Impl {
   std::vector<uint32_t> item_of;  // the open span's item of each handle
   uint64_t item_of_span = ~uint64_t{0};  // the span item_of indexes (first)
   std::vector<Staged> staged;
-  std::vector<uint32_t> scratch;  // Commit's handles, kept for its capacity
+  // Commit's handles, by staged change; kept until the next commit, whose
+  // changes usually come in the same order (a columnar update of the same
+  // entities), so its handles are predicted from them without hashing.
+  std::vector<uint32_t> handles;
+  std::vector<uint32_t> last_handles;
   bool clear = false;
   bool has_ticks = false;
   uint64_t first_tick = 0;
