@@ -226,48 +226,31 @@ bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
     return all_hits || !have_first ? INFINITY : first_hit.result.distance;
   };
 
-  const std::vector<BvhNode>& nodes = span.tree.nodes();
-  if (!nodes.empty()) {
-    scene::Pending stack[scene::kMaxDepth];
-    int top = 0;
-    const float entry = scene::SegmentEntry(nodes[0].box, segment);
-    if (entry != INFINITY) stack[top++] = {entry, 0};
-    while (top > 0) {
-      const scene::Pending p = stack[--top];
-      if (p.key > limit()) continue;
-      const BvhNode& node = nodes[p.node];
-      if (node.count > 0) {
-        // The leaf's entities in the order the segment enters their boxes:
-        // each one looked at costs a pose lookup, and a first hit found
-        // early spares the ones behind it.
-        scene::Pending order[scene::kLeafSize];
-        uint32_t n = 0;
-        for (uint32_t i = node.first; i < node.first + node.count; ++i) {
-          const float t = scene::SegmentEntry(span.boxes[i], segment);
-          if (t != INFINITY) order[n++] = {t, i};
-        }
-        scene::SortByKey(order, n);
-        for (uint32_t j = 0; j < n && order[j].key <= limit(); ++j) {
-          consider(order[j].node);
-        }
-        continue;
-      }
-      const float t0 = scene::SegmentEntry(nodes[node.first].box, segment);
-      const float t1 = scene::SegmentEntry(nodes[node.first + 1].box, segment);
-      // Nearer child on top; misses are dropped.
-      const bool near0 = t0 <= t1;
-      const scene::Pending far = near0 ? scene::Pending{t1, node.first + 1}
-                                       : scene::Pending{t0, node.first};
-      const scene::Pending near = near0 ? scene::Pending{t0, node.first}
-                                        : scene::Pending{t1, node.first + 1};
-      if (far.key != INFINITY) stack[top++] = far;
-      if (near.key != INFINITY) stack[top++] = near;
+  scene::WithSegmentCase(segment, [&](auto dims_case, auto parallel_case) {
+    constexpr int kDims = decltype(dims_case)::value;
+    constexpr bool kParallel = decltype(parallel_case)::value;
+    scene::WalkSegment<kDims, kParallel>(
+        span.tree.nodes(), segment, limit, [&](const BvhNode& leaf) {
+          // The leaf's entities in the order the segment enters their
+          // boxes: each one looked at costs a pose lookup, and a first hit
+          // found early spares the ones behind it.
+          scene::Pending order[scene::kLeafSize];
+          uint32_t n = 0;
+          for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
+            const float t =
+                scene::EntryOf<kDims, kParallel>(span.boxes[i], segment);
+            if (t != INFINITY) order[n++] = {t, i};
+          }
+          scene::SortByKey(order, n);
+          for (uint32_t j = 0; j < n && order[j].key <= limit(); ++j) {
+            consider(order[j].node);
+          }
+        });
+    for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
+      const float t = scene::EntryOf<kDims, kParallel>(span.boxes[i], segment);
+      if (t != INFINITY && t <= limit()) consider(static_cast<uint32_t>(i));
     }
-  }
-  for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
-    const float t = scene::SegmentEntry(span.boxes[i], segment);
-    if (t != INFINITY && t <= limit()) consider(static_cast<uint32_t>(i));
-  }
+  });
   if (!all_hits) {
     if (have_first && max_hits > 0) hits->push_back(first_hit);
     return have_first && max_hits == 0;

@@ -32,7 +32,6 @@ using scene::kWiden;
 using scene::MakeSegment;
 using scene::Pending;
 using scene::Segment;
-using scene::SegmentEntry;
 using scene::Store;
 
 // Longest run handed to a kernel at once: a leaf (kLeafSize) or a chunk of
@@ -523,62 +522,28 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
   };
 
   const auto [first, last] = impl_->FamilyRange();
-  for (int f = first; f < last; ++f) {
-    const Store& s = impl_->stores[f];
-    if (s.size() == s.dead) continue;
-    const std::vector<BvhNode>& nodes = s.tree.nodes();
-    if (!nodes.empty()) {
-      Pending stack[scene::kMaxDepth];
-      int top = 0;
-      // Depth first, nearer child first, carried in registers: only the
-      // farther child is pushed (pushing both and popping one at once cost
-      // a store-forwarding stall per node). Children that miss, or start
-      // beyond the best hit so far, are dropped.
-      uint32_t current = 0;
-      float entry = SegmentEntry(nodes[0].box, segment);
-      bool have = entry != INFINITY;
-      while (true) {
-        if (!have) {
-          if (top == 0) break;
-          const Pending p = stack[--top];
-          current = p.node;
-          entry = p.key;
-        }
-        have = false;
-        if (entry > limit()) continue;
-        const BvhNode& node = nodes[current];
-        if (node.count > 0) {
-          for (uint32_t i = 0; i < node.count; ++i) {
-            const uint32_t slot = node.first + i;
-            const float t = SegmentEntry(s.boxes[slot], segment);
-            if (t != INFINITY && t <= limit()) consider(s, slot);
-          }
-          continue;
-        }
-        const float t0 = SegmentEntry(nodes[node.first].box, segment);
-        const float t1 = SegmentEntry(nodes[node.first + 1].box, segment);
-        const float bound = limit();
-        const bool in0 = t0 != INFINITY && t0 <= bound;
-        const bool in1 = t1 != INFINITY && t1 <= bound;
-        if (in0 && in1) {
-          const bool first_nearer = t0 <= t1;
-          stack[top++] = first_nearer ? Pending{t1, node.first + 1}
-                                      : Pending{t0, node.first};
-          current = first_nearer ? node.first : node.first + 1;
-          entry = first_nearer ? t0 : t1;
-          have = true;
-        } else if (in0 || in1) {
-          current = in0 ? node.first : node.first + 1;
-          entry = in0 ? t0 : t1;
-          have = true;
-        }
+  scene::WithSegmentCase(segment, [&](auto dims_case, auto parallel_case) {
+    constexpr int kDims = decltype(dims_case)::value;
+    constexpr bool kParallel = decltype(parallel_case)::value;
+    for (int f = first; f < last; ++f) {
+      const Store& s = impl_->stores[f];
+      if (s.size() == s.dead) continue;
+      scene::WalkSegment<kDims, kParallel>(
+          s.tree.nodes(), segment, limit, [&](const BvhNode& leaf) {
+            for (uint32_t slot = leaf.first; slot < leaf.first + leaf.count;
+                 ++slot) {
+              const float t =
+                  scene::EntryOf<kDims, kParallel>(s.boxes[slot], segment);
+              if (t != INFINITY && t <= limit()) consider(s, slot);
+            }
+          });
+      for (size_t slot = s.tree_size; slot < s.size(); ++slot) {
+        const float t =
+            scene::EntryOf<kDims, kParallel>(s.boxes[slot], segment);
+        if (t != INFINITY && t <= limit()) consider(s, slot);
       }
     }
-    for (size_t slot = s.tree_size; slot < s.size(); ++slot) {
-      const float entry = SegmentEntry(s.boxes[slot], segment);
-      if (entry != INFINITY && entry <= limit()) consider(s, slot);
-    }
-  }
+  });
   if (!all_hits) {
     if (have_first && max_hits > 0) hits->push_back(first_hit);
     return have_first && max_hits == 0;
