@@ -109,7 +109,6 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
   float values[scene::kMaxColumns];
   scene::ShapeColumns(query, values);
   const bool flat = scene::FamilyOf(KindOf(query)) == Family::kBall2;
-  const int dims = flat ? 2 : 3;
   const float center[3] = {values[0], values[1], flat ? 0.0f : values[2]};
   const float radius = flat ? values[2] : values[3];
 
@@ -123,66 +122,44 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
     return b + (scale + std::fabs(b)) * scene::kWiden;
   };
   const Span& span = h.SpanAt(at.tick);
-  auto consider = [&](uint32_t item) {
-    if (scene::GapLowerBound(span.boxes[item], center, radius, dims) >
-        bound()) {
-      return;
-    }
-    uint64_t id;
-    Shape target;
-    if (!h.Candidate(span, item, at, filter, &id, &target)) return;
-    NearestHit hit{id, ClosestPoint(query, target, boundary)};
-    if (!(hit.result.gap <= max_gap)) return;
-    if (best.size() <= k) {
-      best.push(hit);
-    } else if (scene::GapLess(hit, best.top())) {
-      best.pop();
-      best.push(hit);
-    }
-  };
-
-  const std::vector<BvhNode>& nodes = span.tree.nodes();
-  if (!nodes.empty()) {
-    scene::Pending stack[scene::kMaxDepth];
-    int top = 0;
-    stack[top++] = {scene::GapLowerBound(nodes[0].box, center, radius, dims),
-                    0};
-    while (top > 0) {
-      const scene::Pending p = stack[--top];
-      if (p.key > bound()) continue;
-      const BvhNode& node = nodes[p.node];
-      if (node.count > 0) {
-        // The leaf's entities nearest first: each one looked at costs a
-        // pose lookup, and the first ones tighten the bound for the rest.
-        Pending order[scene::kLeafSize];
-        uint32_t n = 0;
-        for (uint32_t i = node.first; i < node.first + node.count; ++i) {
-          order[n++] = {
-              scene::GapLowerBound(span.boxes[i], center, radius, dims), i};
-        }
-        scene::SortByKey(order, n);
-        for (uint32_t j = 0; j < n && order[j].key <= bound(); ++j) {
-          consider(order[j].node);
-        }
-        continue;
+  scene::WithDims(flat, [&](auto dims_case) {
+    constexpr int kDims = decltype(dims_case)::value;
+    auto consider = [&](uint32_t item) {
+      if (scene::GapLowerBound<kDims>(span.boxes[item], center, radius) >
+          bound()) {
+        return;
       }
-      const float l0 =
-          scene::GapLowerBound(nodes[node.first].box, center, radius, dims);
-      const float l1 =
-          scene::GapLowerBound(nodes[node.first + 1].box, center, radius, dims);
-      // Nearer child on top.
-      if (l0 <= l1) {
-        stack[top++] = {l1, node.first + 1};
-        stack[top++] = {l0, node.first};
-      } else {
-        stack[top++] = {l0, node.first};
-        stack[top++] = {l1, node.first + 1};
+      uint64_t id;
+      Shape target;
+      if (!h.Candidate(span, item, at, filter, &id, &target)) return;
+      NearestHit hit{id, ClosestPoint(query, target, boundary)};
+      if (!(hit.result.gap <= max_gap)) return;
+      if (best.size() <= k) {
+        best.push(hit);
+      } else if (scene::GapLess(hit, best.top())) {
+        best.pop();
+        best.push(hit);
       }
+    };
+    scene::WalkNearest<kDims>(
+        span.tree.nodes(), center, radius, bound, [&](const BvhNode& leaf) {
+          // The leaf's entities nearest first: each one looked at costs a
+          // pose lookup, and the first ones tighten the bound for the rest.
+          Pending order[scene::kLeafSize];
+          uint32_t n = 0;
+          for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
+            order[n++] = {
+                scene::GapLowerBound<kDims>(span.boxes[i], center, radius), i};
+          }
+          scene::SortByKey(order, n);
+          for (uint32_t j = 0; j < n && order[j].key <= bound(); ++j) {
+            consider(order[j].node);
+          }
+        });
+    for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
+      consider(static_cast<uint32_t>(i));
     }
-  }
-  for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
-    consider(static_cast<uint32_t>(i));
-  }
+  });
   const bool truncated = best.size() > k;
   if (truncated) best.pop();
   hits->resize(best.size());

@@ -26,11 +26,11 @@ inline constexpr float kWiden = 1.0f / (1 << 18);
 // shape E within the box holds c at most as deep as the box does (leaving
 // E along any line happens no later than leaving the box), so the signed
 // distance is >= minus the distance from c to the box's nearest face.
-inline float GapLowerBound(const Aabb& box, const float* c, float radius,
-                           int dims) {
+template <int kDims>
+inline float GapLowerBound(const Aabb& box, const float* c, float radius) {
   float d2 = 0.0f;
   float depth = INFINITY;
-  for (int a = 0; a < dims; ++a) {
+  for (int a = 0; a < kDims; ++a) {
     const float below = box.lo[a] - c[a];
     const float above = c[a] - box.hi[a];
     const float d = std::max(std::max(below, above), 0.0f);
@@ -39,6 +39,17 @@ inline float GapLowerBound(const Aabb& box, const float* c, float radius,
   }
   if (d2 > 0.0f) return std::sqrt(d2) - radius;
   return -std::max(depth, 0.0f) - radius;
+}
+
+// Calls body(dims) with the dimension as a compile-time constant
+// (std::integral_constant<int, 2 or 3>).
+template <typename Body>
+void WithDims(bool flat, Body&& body) {
+  if (flat) {
+    body(std::integral_constant<int, 2>{});
+  } else {
+    body(std::integral_constant<int, 3>{});
+  }
 }
 
 // A cast's segment prepared for slab tests: the inverse direction once per
@@ -152,6 +163,45 @@ void WithSegmentCase(const Segment& s, Body&& body) {
     body(std::integral_constant<int, 2>{}, std::false_type{});
   } else {
     body(std::integral_constant<int, 3>{}, std::false_type{});
+  }
+}
+
+// Calls leaf(node) for every leaf of the tree whose GapLowerBound from the
+// ball (center, radius) is at most bound() (re-read as hits shrink it):
+// depth first, the nearer child carried in registers, the farther pushed.
+template <int kDims, typename Bound, typename Leaf>
+void WalkNearest(const std::vector<BvhNode>& nodes, const float* center,
+                 float radius, Bound&& bound, Leaf&& leaf) {
+  if (nodes.empty()) return;
+  Pending stack[kMaxDepth];
+  int top = 0;
+  uint32_t current = 0;
+  float lb = GapLowerBound<kDims>(nodes[0].box, center, radius);
+  bool have = true;
+  while (true) {
+    if (!have) {
+      if (top == 0) break;
+      const Pending p = stack[--top];
+      current = p.node;
+      lb = p.key;
+    }
+    have = false;
+    if (lb > bound()) continue;
+    const BvhNode& node = nodes[current];
+    if (node.count > 0) {
+      leaf(node);
+      continue;
+    }
+    const float l0 =
+        GapLowerBound<kDims>(nodes[node.first].box, center, radius);
+    const float l1 =
+        GapLowerBound<kDims>(nodes[node.first + 1].box, center, radius);
+    const bool first_nearer = l0 <= l1;
+    stack[top++] =
+        first_nearer ? Pending{l1, node.first + 1} : Pending{l0, node.first};
+    current = first_nearer ? node.first : node.first + 1;
+    lb = first_nearer ? l0 : l1;
+    have = true;
   }
 }
 

@@ -26,7 +26,6 @@ using scene::BvhNode;
 using scene::DistanceLess;
 using scene::Family;
 using scene::GapLess;
-using scene::GapLowerBound;
 using scene::IdLess;
 using scene::kWiden;
 using scene::MakeSegment;
@@ -385,7 +384,6 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
   scene::ShapeColumns(query, values);
   const Family qf = scene::FamilyOf(KindOf(query));
   const bool flat = qf == Family::kBall2;
-  const int dims = flat ? 2 : 3;
   const float center[3] = {values[0], values[1], flat ? 0.0f : values[2]};
   const float radius = flat ? values[2] : values[3];
   const Broadcast q(values, scene::ColumnCount(qf));
@@ -430,48 +428,20 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
   };
 
   const auto [first, last] = impl_->FamilyRange();
-  for (int f = first; f < last; ++f) {
-    const Store& s = impl_->stores[f];
-    if (s.size() == s.dead) continue;
-    const std::vector<BvhNode>& nodes = s.tree.nodes();
-    if (!nodes.empty()) {
-      // Depth first, nearer child first (carried in registers, the farther
-      // one pushed), pruned by the k-th best gap.
-      Pending stack[scene::kMaxDepth];
-      int top = 0;
-      uint32_t current = 0;
-      float lb = GapLowerBound(nodes[0].box, center, radius, dims);
-      bool have = true;
-      while (true) {
-        if (!have) {
-          if (top == 0) break;
-          const Pending p = stack[--top];
-          current = p.node;
-          lb = p.key;
-        }
-        have = false;
-        if (lb > bound()) continue;
-        const BvhNode& node = nodes[current];
-        if (node.count > 0) {
-          leaf(s, node.first, node.count);
-          continue;
-        }
-        const float l0 =
-            GapLowerBound(nodes[node.first].box, center, radius, dims);
-        const float l1 =
-            GapLowerBound(nodes[node.first + 1].box, center, radius, dims);
-        const bool first_nearer = l0 <= l1;
-        stack[top++] = first_nearer ? Pending{l1, node.first + 1}
-                                    : Pending{l0, node.first};
-        current = first_nearer ? node.first : node.first + 1;
-        lb = first_nearer ? l0 : l1;
-        have = true;
+  scene::WithDims(flat, [&](auto dims_case) {
+    constexpr int kDims = decltype(dims_case)::value;
+    for (int f = first; f < last; ++f) {
+      const Store& s = impl_->stores[f];
+      if (s.size() == s.dead) continue;
+      // Pruned by the k-th best gap.
+      scene::WalkNearest<kDims>(
+          s.tree.nodes(), center, radius, bound,
+          [&](const BvhNode& node) { leaf(s, node.first, node.count); });
+      for (size_t b = s.tree_size; b < s.size(); b += kRun) {
+        leaf(s, b, std::min(kRun, s.size() - b));
       }
     }
-    for (size_t b = s.tree_size; b < s.size(); b += kRun) {
-      leaf(s, b, std::min(kRun, s.size() - b));
-    }
-  }
+  });
   const bool truncated = best.size() > k;
   if (truncated) best.pop();
   hits->resize(best.size());
