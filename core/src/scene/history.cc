@@ -126,20 +126,17 @@ SceneHistory& SceneHistory::operator=(SceneHistory&&) noexcept = default;
 
 void SceneHistory::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
   assert(Is3D(KindOf(shape)) == (impl_->dimension == SceneDimension::k3D));
-  Impl::Staged s;
+  // Written in place: a Staged built on the stack and copied in is reloaded
+  // wide right after its narrow stores (a store-forwarding stall apiece).
+  Impl::Staged& s = impl_->staged.emplace_back();
   s.id = id;
   scene::ShapeColumns(shape, s.pose.values);
   s.pose.family = scene::FamilyOf(KindOf(shape));
   s.pose.category = category;
   s.pose.alive = true;
-  impl_->staged.push_back(s);
 }
 
-void SceneHistory::Remove(uint64_t id) {
-  Impl::Staged s;
-  s.id = id;
-  impl_->staged.push_back(s);
-}
+void SceneHistory::Remove(uint64_t id) { impl_->staged.emplace_back().id = id; }
 
 void SceneHistory::Clear() {
   impl_->staged.clear();

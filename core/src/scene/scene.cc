@@ -191,9 +191,40 @@ struct Scene::Impl {
   void Maintain(Store& s);
   void Rebuild(Store& s);
 
+  // The upsert's entity's location, guessed without hashing: a columnar
+  // update names the same entities in the same order tick after tick, so
+  // the i-th upsert since the last commit is tried at the place of the
+  // last commit's i-th, and taken when that slot holds the id alive.
+  struct Placed {
+    uint64_t id;
+    Location at;
+  };
+  // Field by field into the vector: a Placed built on the stack and copied
+  // is reloaded 16 bytes wide right after its narrow stores, a
+  // store-forwarding stall that cost more than the hashing saved.
+  void Record(uint64_t id, const Location& at) {
+    Placed& p = upserted.emplace_back();
+    p.id = id;
+    p.at.slot = at.slot;
+    p.at.family = at.family;
+  }
+  bool Guess(uint64_t id, Location* at) const {
+    const size_t i = upserted.size();
+    if (i >= last_upserted.size() || last_upserted[i].id != id) return false;
+    const Location& l = last_upserted[i].at;
+    const Store& s = store(l.family);
+    if (l.slot >= s.size() || s.ids[l.slot] != id || !s.alive[l.slot]) {
+      return false;
+    }
+    *at = l;
+    return true;
+  }
+
   SceneDimension dimension;
   std::vector<Store> stores;
   absl::flat_hash_map<uint64_t, Location> where;
+  std::vector<Placed> upserted;       // since the last commit, in order
+  std::vector<Placed> last_upserted;  // the last commit's
   bool staged = false;
   uint64_t rebuilds = 0;
   uint64_t refits = 0;
@@ -263,17 +294,25 @@ void Scene::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
   scene::ShapeColumns(shape, values);
   const Family family = scene::FamilyOf(KindOf(shape));
   impl_->staged = true;
+  Impl::Location guess;
+  if (impl_->Guess(id, &guess) && guess.family == family) {
+    impl_->store(family).Write(guess.slot, values, category);
+    impl_->Record(id, guess);
+    return;
+  }
   auto [it, inserted] = impl_->where.try_emplace(id);
   if (!inserted) {
     Impl::Location& at = it->second;
     if (at.family == family) {
       impl_->store(family).Write(at.slot, values, category);
+      impl_->Record(id, at);
       return;
     }
     impl_->store(at.family).Kill(at.slot);
   }
   const size_t slot = impl_->store(family).Append(id, values, category);
   it->second = Impl::Location{static_cast<uint32_t>(slot), family};
+  impl_->Record(id, it->second);
 }
 
 bool Scene::Remove(uint64_t id) {
@@ -288,10 +327,17 @@ bool Scene::Remove(uint64_t id) {
 void Scene::Clear() {
   for (Store& s : impl_->stores) s = Store(s.family);
   impl_->where.clear();
+  impl_->upserted.clear();
+  impl_->last_upserted.clear();
   impl_->staged = false;
 }
 
 void Scene::Commit() {
+  if (!impl_->upserted.empty()) {
+    // Slots a rebuild moves are guessed wrong once (and then looked up).
+    impl_->last_upserted.swap(impl_->upserted);
+    impl_->upserted.clear();
+  }
   if (!impl_->staged) return;
   for (Store& s : impl_->stores) impl_->Maintain(s);
   impl_->staged = false;
@@ -305,7 +351,10 @@ SceneStats Scene::Stats() const {
   SceneStats stats;
   stats.entities = impl_->where.size();
   stats.memory_bytes =
-      impl_->where.capacity() * (sizeof(uint64_t) + sizeof(Impl::Location) + 1);
+      impl_->where.capacity() *
+          (sizeof(uint64_t) + sizeof(Impl::Location) + 1) +
+      (impl_->upserted.capacity() + impl_->last_upserted.capacity()) *
+          sizeof(Impl::Placed);
   for (const Store& s : impl_->stores) stats.memory_bytes += s.memory_bytes();
   stats.rebuilds = impl_->rebuilds;
   stats.refits = impl_->refits;
