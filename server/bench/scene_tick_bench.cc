@@ -172,6 +172,10 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   // time adds the history's recording after it, the CPU a tick costs.
   state.counters["answer_us"] =
       benchmark::Counter(answer_micros, benchmark::Counter::kAvgIterations);
+  state.counters["history_MB"] =
+      static_cast<double>(history.Stats().memory_bytes) / 1e6;
+  state.counters["history_ticks"] =
+      static_cast<double>(history.latest() - history.oldest() + 1);
   state.counters["request_bytes"] =
       static_cast<double>(ticks.requests[0].size());
   state.counters["response_bytes"] = static_cast<double>(out.size());

@@ -110,8 +110,22 @@ class BitWriter {
   size_t fill_ = 0;
 };
 
+// AVX-512 (BW, VL: part of Highway's AVX3 targets) turns a mask into bytes
+// in one masked move; the portable form below selects 32-bit lanes and
+// narrows them (two packs and a permute over the whole vector), ops on the
+// vector pipes that bound the full-result kernels.
+#undef COLLISION_SIMD_MASK_BYTES  // this file is included once per target
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define COLLISION_SIMD_MASK_BYTES 1
+#endif
+
 // Stores a mask as n bytes of 0/1.
 HWY_INLINE void StoreFlags(MF m, uint8_t* p) {
+#ifdef COLLISION_SIMD_MASK_BYTES
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm_maskz_mov_epi8(m.raw, _mm_set1_epi8(1)));
+  return;
+#endif
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint8_t, DF> du8;
   const auto v = hn::IfThenElseZero(hn::RebindMask(di, m), hn::Set(di, 1));
@@ -127,6 +141,16 @@ HWY_INLINE uint64_t SpreadBitsToBytes(uint64_t b) {
 }
 
 HWY_INLINE void StoreRelation(MF overlap, MF touch, Relation* p) {
+#ifdef COLLISION_SIMD_MASK_BYTES
+  static_assert(static_cast<int>(Relation::kOverlapping) == 2 &&
+                    static_cast<int>(Relation::kTouching) == 1,
+                "the byte values below");
+  // Overlapping wins where both are set, as in the portable form.
+  const __m128i touching = _mm_maskz_mov_epi8(touch.raw, _mm_set1_epi8(1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm_mask_mov_epi8(touching, overlap.raw, _mm_set1_epi8(2)));
+  return;
+#endif
 #if HWY_ARCH_X86
   // With 8 lanes (AVX2), from the masks' bits in general registers: the
   // vector form below (select, then narrow 32 to 8 bits: pack, permute, pack)
@@ -184,7 +208,16 @@ HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
   constexpr bool kHitIncl = kMode == IntersectMode::kBitsIncl;
   const DF d;
   VF x[Kernel::kCols];
-  for (size_t k = 0; k < Kernel::kCols; ++k) x[k] = hn::LoadU(d, in[k] + i);
+  for (size_t k = 0; k < Kernel::kCols; ++k) {
+    x[k] = hn::LoadU(d, in[k] + i);
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+    // The full-result kernels read a box's bounds twice (the clamp, then
+    // the depth); left alone GCC folds each read into its operation as a
+    // load of its own, two loads per bound on the load ports. An empty asm
+    // that "changes" the register makes the one load the only one.
+    if (kSep) asm("" : "+v"(x[k].raw));
+#endif
+  }
   MF overlap, touch;
   VF sep = hn::Zero(d);
   Kernel::template Eval<kSep, kHitIncl>(x, overlap, touch, sep);

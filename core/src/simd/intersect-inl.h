@@ -66,30 +66,39 @@ HWY_INLINE void BallBox(const VF* c, VF r, const VF* lo, const VF* hi,
                         MF& overlap, MF& touch, VF& sep) {
   const DF d;
   const VF zero = hn::Zero(d);
-  VF dv[N];
-  for (int i = 0; i < N; ++i) dv[i] = ClampOffset(c[i], lo[i], hi[i]);
-  const VF d2 = Dot<N>(dv);
   if (kHitIncl) {  // touching or overlapping: d2 <= r2
-    overlap = hn::Le(d2, hn::Mul(r, r));
+    VF dv[N];
+    for (int i = 0; i < N; ++i) dv[i] = ClampOffset(c[i], lo[i], hi[i]);
+    overlap = hn::Le(Dot<N>(dv), hn::Mul(r, r));
     touch = overlap;
     return;
   }
-  // Distance from c to the nearest face, < 0 when c is outside. Its sign is
-  // exactly "strictly inside" (> 0) and "outside" (< 0): with gradual
-  // underflow a - b is 0 only when a == b and has the sign of a - b, so
-  // depth > 0 iff lo < c < hi on every axis, and depth < 0 iff some dv != 0.
-  // That is two compares instead of 4N - 1 compares and logic ops. Same
-  // order as scalar.cc, whose min(c0 - lo0, min(c0 - lo0, hi0 - c0)) first
-  // step returns what min(c0 - lo0, hi0 - c0) returns.
-  VF depth = StdMin(hn::Sub(c[0], lo[0]), hn::Sub(hi[0], c[0]));
-  for (int i = 1; i < N; ++i) {
-    depth = StdMin(depth, StdMin(hn::Sub(c[i], lo[i]), hn::Sub(hi[i], c[i])));
+  // Per axis, m = max(lo - c, c - hi): the distance outside the slab when
+  // > 0, minus the distance to its nearer face when inside. max(m, 0) is
+  // |c - Clamp(c, lo, hi)| exactly (lo - c == -(c - lo) in IEEE), so its
+  // square is dv's; and the largest m over the axes is exactly minus
+  // scalar.cc's depth, min over the axes of min(c - lo, hi - c) (same
+  // values negated; its zeros' signs only reach a separation that a touch
+  // zeroes, see below). Two subtractions per axis serve both, where the
+  // clamp and the depth took five operations. The depth's sign is exactly
+  // "strictly inside" (< 0 here) and "outside" (> 0): with gradual
+  // underflow a - b is 0 only when a == b and has the sign of a - b. That
+  // is two compares instead of 4N - 1 compares and logic ops.
+  VF dv[N];
+  VF minus_depth = zero;
+  for (int i = 0; i < N; ++i) {
+    const VF m = hn::Max(hn::Sub(lo[i], c[i]), hn::Sub(c[i], hi[i]));
+    dv[i] = hn::Max(m, zero);
+    minus_depth = i == 0 ? m : hn::Max(minus_depth, m);
   }
-  ClassifyBall(d2, hn::Mul(r, r), hn::Lt(zero, depth), overlap, touch);
+  const VF d2 = Dot<N>(dv);
+  ClassifyBall(d2, hn::Mul(r, r), hn::Lt(minus_depth, zero), overlap, touch);
   if (!kSep) return;
-  const MF outside = hn::Lt(depth, zero);
+  // A depth of 0 (c on a face) is a touch when r == 0, whose separation is
+  // 0; with r > 0 both signs of the zero give -r.
+  const MF outside = hn::Lt(zero, minus_depth);
   const VF outside_sep = hn::Sub(hn::Sqrt(d2), r);
-  const VF inside_sep = hn::Sub(Negate(depth), r);
+  const VF inside_sep = hn::Sub(minus_depth, r);
   sep = hn::IfThenZeroElse(touch,
                            hn::IfThenElse(outside, outside_sep, inside_sep));
 }
