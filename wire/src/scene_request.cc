@@ -19,6 +19,13 @@ bool ShapeFitsDimension(const Shape& shape, SceneDimension d) {
   return Is3D(KindOf(shape)) == (d == SceneDimension::k3D);
 }
 
+bool IdsIncrease(const std::vector<SceneUpsert>& upserts) {
+  for (std::size_t i = 1; i < upserts.size(); ++i) {
+    if (upserts[i].id <= upserts[i - 1].id) return false;
+  }
+  return true;
+}
+
 void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
                  std::optional<uint64_t> last_tick, const Scene& scene,
                  Parser* parser, Violations* v, ParsedSceneUpdate* out) {
@@ -63,6 +70,10 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
     v->Add("update.removals",
            "must be empty in a snapshot (it replaces the whole world)");
   }
+  // Ids strictly increasing through the upserts (a column of array
+  // indices, say) cannot repeat: the set below, a hash apiece, is for the
+  // others.
+  if (out->removals.empty() && IdsIncrease(out->upserts)) return;
   absl::flat_hash_set<uint64_t> seen;
   seen.reserve(out->upserts.size() + out->removals.size());
   for (std::size_t i = 0; i < out->removals.size(); ++i) {
@@ -425,7 +436,13 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
     }
   }
   if (!v.empty()) return v.ToStatus();
-  if (out.update.present) {
+  // At most the scene plus every upsert (counting the new ones exactly
+  // costs a lookup each, so only when that bound is over the limit).
+  const std::size_t most = out.update.snapshot
+                               ? out.update.upserts.size()
+                               : scene.size() - out.update.removals.size() +
+                                     out.update.upserts.size();
+  if (out.update.present && most > settings.max_entities) {
     const std::size_t after = CountAfter(out.update, scene);
     if (after > settings.max_entities) {
       return absl::ResourceExhaustedError(
