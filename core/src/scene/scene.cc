@@ -195,23 +195,18 @@ struct Scene::Impl {
   // update names the same entities in the same order tick after tick, so
   // the i-th upsert since the last commit is tried at the place of the
   // last commit's i-th, and taken when that slot holds the id alive.
-  struct Placed {
-    uint64_t id;
-    Location at;
-  };
-  // Field by field into the vector: a Placed built on the stack and copied
-  // is reloaded 16 bytes wide right after its narrow stores, a
-  // store-forwarding stall that cost more than the hashing saved.
-  void Record(uint64_t id, const Location& at) {
-    Placed& p = upserted.emplace_back();
-    p.id = id;
-    p.at.slot = at.slot;
-    p.at.family = at.family;
+  // Recorded field by field: a Location built on the stack and copied in is
+  // reloaded wide right after its narrow stores (a store-forwarding stall
+  // that cost more than the hashing saved).
+  void Record(const Location& at) {
+    Location& l = upserted.emplace_back();
+    l.slot = at.slot;
+    l.family = at.family;
   }
   bool Guess(uint64_t id, Location* at) const {
     const size_t i = upserted.size();
-    if (i >= last_upserted.size() || last_upserted[i].id != id) return false;
-    const Location& l = last_upserted[i].at;
+    if (i >= last_upserted.size()) return false;
+    const Location& l = last_upserted[i];
     const Store& s = store(l.family);
     if (l.slot >= s.size() || s.ids[l.slot] != id || !s.alive[l.slot]) {
       return false;
@@ -223,8 +218,8 @@ struct Scene::Impl {
   SceneDimension dimension;
   std::vector<Store> stores;
   absl::flat_hash_map<uint64_t, Location> where;
-  std::vector<Placed> upserted;       // since the last commit, in order
-  std::vector<Placed> last_upserted;  // the last commit's
+  std::vector<Location> upserted;       // since the last commit, in order
+  std::vector<Location> last_upserted;  // the last commit's
   bool staged = false;
   uint64_t rebuilds = 0;
   uint64_t refits = 0;
@@ -297,7 +292,7 @@ void Scene::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
   Impl::Location guess;
   if (impl_->Guess(id, &guess) && guess.family == family) {
     impl_->store(family).Write(guess.slot, values, category);
-    impl_->Record(id, guess);
+    impl_->Record(guess);
     return;
   }
   auto [it, inserted] = impl_->where.try_emplace(id);
@@ -305,14 +300,14 @@ void Scene::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
     Impl::Location& at = it->second;
     if (at.family == family) {
       impl_->store(family).Write(at.slot, values, category);
-      impl_->Record(id, at);
+      impl_->Record(at);
       return;
     }
     impl_->store(at.family).Kill(at.slot);
   }
   const size_t slot = impl_->store(family).Append(id, values, category);
   it->second = Impl::Location{static_cast<uint32_t>(slot), family};
-  impl_->Record(id, it->second);
+  impl_->Record(it->second);
 }
 
 bool Scene::Remove(uint64_t id) {
@@ -354,7 +349,7 @@ SceneStats Scene::Stats() const {
       impl_->where.capacity() *
           (sizeof(uint64_t) + sizeof(Impl::Location) + 1) +
       (impl_->upserted.capacity() + impl_->last_upserted.capacity()) *
-          sizeof(Impl::Placed);
+          sizeof(Impl::Location);
   for (const Store& s : impl_->stores) stats.memory_bytes += s.memory_bytes();
   stats.rebuilds = impl_->rebuilds;
   stats.refits = impl_->refits;
