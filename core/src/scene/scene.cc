@@ -471,10 +471,11 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
     }
   };
 
-  const auto [first, last] = impl_->FamilyRange();
+  // Not a structured binding: C++17 lambdas cannot capture one (clang).
+  const std::pair<int, int> families = impl_->FamilyRange();
   scene::WithDims(flat, [&](auto dims_case) {
     constexpr int kDims = decltype(dims_case)::value;
-    for (int f = first; f < last; ++f) {
+    for (int f = families.first; f < families.second; ++f) {
       const Store& s = impl_->stores[f];
       if (s.size() == s.dead) continue;
       // Pruned by the k-th best gap.
@@ -535,11 +536,12 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
     return all_hits || !have_first ? INFINITY : first_hit.result.distance;
   };
 
-  const auto [first, last] = impl_->FamilyRange();
+  // Not a structured binding: C++17 lambdas cannot capture one (clang).
+  const std::pair<int, int> families = impl_->FamilyRange();
   scene::WithSegmentCase(segment, [&](auto dims_case, auto parallel_case) {
     constexpr int kDims = decltype(dims_case)::value;
     constexpr bool kParallel = decltype(parallel_case)::value;
-    for (int f = first; f < last; ++f) {
+    for (int f = families.first; f < families.second; ++f) {
       const Store& s = impl_->stores[f];
       if (s.size() == s.dead) continue;
       scene::WalkSegment<kDims, kParallel>(

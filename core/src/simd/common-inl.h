@@ -210,11 +210,13 @@ HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
   VF x[Kernel::kCols];
   for (size_t k = 0; k < Kernel::kCols; ++k) {
     x[k] = hn::LoadU(d, in[k] + i);
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_COMPILER_GCC_ACTUAL
     // The full-result kernels read a box's bounds twice (the clamp, then
     // the depth); left alone GCC folds each read into its operation as a
     // load of its own, two loads per bound on the load ports. An empty asm
-    // that "changes" the register makes the one load the only one.
+    // that "changes" the register makes the one load the only one. (GCC
+    // only: the builds this matters for; clang's sanitizer builds reject
+    // the constraint on some targets.)
     if (kSep) asm("" : "+v"(x[k].raw));
 #endif
   }
