@@ -166,58 +166,20 @@ void WithSegmentCase(const Segment& s, Body&& body) {
   }
 }
 
-// Calls leaf(node) for every leaf of the tree whose GapLowerBound from the
-// ball (center, radius) is at most bound() (re-read as hits shrink it):
-// depth first, the nearer child carried in registers, the farther pushed.
-template <int kDims, typename Bound, typename Leaf>
-void WalkNearest(const std::vector<BvhNode>& nodes, const float* center,
-                 float radius, Bound&& bound, Leaf&& leaf) {
+// Calls leaf(node) for every leaf of the tree whose key(box), a lower
+// bound of what the leaf can hold (a segment's entry, a gap; +inf for a
+// miss), is at most bound(), re-read as hits shrink it: depth first, the
+// nearer child carried in registers and only the farther one pushed
+// (pushing both and popping one at once cost a store-forwarding stall per
+// node). Children that miss or start beyond bound() are dropped.
+template <typename Key, typename Bound, typename Leaf>
+void WalkTree(const std::vector<BvhNode>& nodes, Key&& key, Bound&& bound,
+              Leaf&& leaf) {
   if (nodes.empty()) return;
   Pending stack[kMaxDepth];
   int top = 0;
   uint32_t current = 0;
-  float lb = GapLowerBound<kDims>(nodes[0].box, center, radius);
-  bool have = true;
-  while (true) {
-    if (!have) {
-      if (top == 0) break;
-      const Pending p = stack[--top];
-      current = p.node;
-      lb = p.key;
-    }
-    have = false;
-    if (lb > bound()) continue;
-    const BvhNode& node = nodes[current];
-    if (node.count > 0) {
-      leaf(node);
-      continue;
-    }
-    const float l0 =
-        GapLowerBound<kDims>(nodes[node.first].box, center, radius);
-    const float l1 =
-        GapLowerBound<kDims>(nodes[node.first + 1].box, center, radius);
-    const bool first_nearer = l0 <= l1;
-    stack[top++] =
-        first_nearer ? Pending{l1, node.first + 1} : Pending{l0, node.first};
-    current = first_nearer ? node.first : node.first + 1;
-    lb = first_nearer ? l0 : l1;
-    have = true;
-  }
-}
-
-// Calls leaf(node) for every leaf of the tree that the segment enters no
-// later than limit() (re-read as hits shrink it), nearer child first: depth
-// first, the nearer child carried in registers and only the farther one
-// pushed (pushing both and popping one at once cost a store-forwarding
-// stall per node). Children that miss or start beyond limit() are dropped.
-template <int kDims, bool kParallel, typename Limit, typename Leaf>
-void WalkSegment(const std::vector<BvhNode>& nodes, const Segment& segment,
-                 Limit&& limit, Leaf&& leaf) {
-  if (nodes.empty()) return;
-  Pending stack[kMaxDepth];
-  int top = 0;
-  uint32_t current = 0;
-  float entry = EntryOf<kDims, kParallel>(nodes[0].box, segment);
+  float entry = key(nodes[0].box);
   bool have = entry != INFINITY;
   while (true) {
     if (!have) {
@@ -227,18 +189,17 @@ void WalkSegment(const std::vector<BvhNode>& nodes, const Segment& segment,
       entry = p.key;
     }
     have = false;
-    if (entry > limit()) continue;
+    if (entry > bound()) continue;
     const BvhNode& node = nodes[current];
     if (node.count > 0) {
       leaf(node);
       continue;
     }
-    const float t0 = EntryOf<kDims, kParallel>(nodes[node.first].box, segment);
-    const float t1 =
-        EntryOf<kDims, kParallel>(nodes[node.first + 1].box, segment);
-    const float bound = limit();
-    const bool in0 = t0 != INFINITY && t0 <= bound;
-    const bool in1 = t1 != INFINITY && t1 <= bound;
+    const float t0 = key(nodes[node.first].box);
+    const float t1 = key(nodes[node.first + 1].box);
+    const float limit = bound();
+    const bool in0 = t0 != INFINITY && t0 <= limit;
+    const bool in1 = t1 != INFINITY && t1 <= limit;
     if (in0 && in1) {
       const bool first_nearer = t0 <= t1;
       stack[top++] =
@@ -252,6 +213,30 @@ void WalkSegment(const std::vector<BvhNode>& nodes, const Segment& segment,
       have = true;
     }
   }
+}
+
+// WalkTree for a ball's nearest entities (key: GapLowerBound).
+template <int kDims, typename Bound, typename Leaf>
+void WalkNearest(const std::vector<BvhNode>& nodes, const float* center,
+                 float radius, Bound&& bound, Leaf&& leaf) {
+  WalkTree(
+      nodes,
+      [center, radius](const Aabb& box) {
+        return GapLowerBound<kDims>(box, center, radius);
+      },
+      bound, leaf);
+}
+
+// WalkTree for a cast (key: the segment's entry).
+template <int kDims, bool kParallel, typename Limit, typename Leaf>
+void WalkSegment(const std::vector<BvhNode>& nodes, const Segment& segment,
+                 Limit&& limit, Leaf&& leaf) {
+  WalkTree(
+      nodes,
+      [&segment](const Aabb& box) {
+        return EntryOf<kDims, kParallel>(box, segment);
+      },
+      limit, leaf);
 }
 
 // Sorts a leaf's few pending items by key (insertion sort: at most
