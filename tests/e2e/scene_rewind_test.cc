@@ -33,6 +33,13 @@ v1::SceneRequest Move(uint64_t tick) {
   return r;
 }
 
+// A 2D scene's config keeping `ticks` ticks of history.
+v1::SceneRequest ConfigWithHistory(uint32_t ticks) {
+  v1::SceneRequest config = Config(v1::DIMENSION_2D);
+  config.mutable_config()->set_history_ticks(ticks);
+  return config;
+}
+
 // A ray down the line x = `x` from y = 50, at the moment (tick, fraction).
 v1::SceneQuery RayDownAt(float x, uint64_t tick, float fraction) {
   v1::SceneQuery q;
@@ -50,9 +57,7 @@ TEST(SceneRewind, ShotsHitWhereTheTargetWasAndSayWhen) {
   auto server = Start({});
   ASSERT_NE(server, nullptr);
   Session s(*server);
-  v1::SceneRequest config = Config(v1::DIMENSION_2D);
-  config.mutable_config()->set_history_ticks(16);
-  ASSERT_FALSE(s.Send(config).has_error());
+  ASSERT_FALSE(s.Send(ConfigWithHistory(16)).has_error());
   for (uint64_t t = 100; t <= 130; ++t) {
     ASSERT_FALSE(s.Send(Move(t)).has_error()) << t;
   }
@@ -106,9 +111,7 @@ TEST(SceneRewind, ShotsInTheMessageOfATickSeeThatTickRecorded) {
   auto server = Start({});
   ASSERT_NE(server, nullptr);
   Session s(*server);
-  v1::SceneRequest config = Config(v1::DIMENSION_2D);
-  config.mutable_config()->set_history_ticks(16);
-  ASSERT_FALSE(s.Send(config).has_error());
+  ASSERT_FALSE(s.Send(ConfigWithHistory(16)).has_error());
   auto x_at = [](double tick) { return static_cast<float>(10 * (tick - 100)); };
   for (uint64_t t = 100; t <= 140; ++t) {
     v1::SceneRequest m = Move(t);
