@@ -157,20 +157,24 @@ uint32_t Bvh::SahSplit(uint32_t begin, uint32_t end, int axis,
   return static_cast<uint32_t>(split - order->begin());
 }
 
-void Bvh::Refit(const Aabb* item_boxes) {
+float Bvh::Refit(const Aabb* item_boxes) {
+  float leaf_cost = 0.0f;
   for (size_t i = nodes_.size(); i-- > 0;) {
     BvhNode& node = nodes_[i];
-    Aabb box = EmptyAabb();
     if (node.count > 0) {
+      Aabb box = EmptyAabb();
       for (uint32_t k = 0; k < node.count; ++k) {
         Grow(&box, item_boxes[node.first + k]);
       }
+      node.box = box;
+      leaf_cost += HalfArea(box);
     } else {
-      box = nodes_[node.first].box;
+      Aabb box = nodes_[node.first].box;
       Grow(&box, nodes_[node.first + 1].box);
+      node.box = box;
     }
-    node.box = box;
   }
+  return leaf_cost;
 }
 
 float Bvh::LeafCost() const {

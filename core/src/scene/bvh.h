@@ -27,6 +27,14 @@ struct Aabb {
 };
 
 Aabb EmptyAabb();
+
+// Every pairwise answer is computed in float from the shapes' coordinates,
+// so the narrow phase can call a pair a hit (or a graze) up to a few ulps of
+// the coordinates' magnitude beyond the exact geometry. Entity and query
+// boxes are widened by 2^-18 of that magnitude (ulps are 2^-23 relative),
+// far more than any kernel's rounding, so the broadphase only ever adds
+// candidates.
+inline constexpr float kWiden = 1.0f / (1 << 18);
 void Grow(Aabb* box, const Aabb& other);
 inline bool Overlaps(const Aabb& a, const Aabb& b) {
   return a.lo[0] <= b.hi[0] && b.lo[0] <= a.hi[0] && a.lo[1] <= b.hi[1] &&
@@ -58,7 +66,8 @@ class Bvh {
   // index into `boxes` of leaf item i). An empty input gives an empty tree.
   void Build(const std::vector<Aabb>& boxes, std::vector<uint32_t>* order);
   // Recomputes every node's box from the items' boxes, given in leaf order.
-  void Refit(const Aabb* item_boxes);
+  // Returns the new LeafCost().
+  float Refit(const Aabb* item_boxes);
   // Sum of HalfArea over the leaves: grows as refits loosen the tree.
   float LeafCost() const;
 

@@ -82,7 +82,7 @@ bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
   assert(CanOverlap(at, KindOf(query), nullptr));
   hits->clear();
   const Impl& h = *impl_;
-  float values[scene::kMaxColumns];
+  float values[scene::kMaxColumns] = {};
   scene::ShapeColumns(query, values);
   const Aabb qbox = scene::BoundsOf(scene::FamilyOf(KindOf(query)), values);
   const Span& span = h.SpanAt(at.tick);
@@ -106,7 +106,7 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
   hits->clear();
   if (k == 0) return false;
   const Impl& h = *impl_;
-  float values[scene::kMaxColumns];
+  float values[scene::kMaxColumns] = {};
   scene::ShapeColumns(query, values);
   const bool flat = scene::FamilyOf(KindOf(query)) == Family::kBall2;
   const float center[3] = {values[0], values[1], flat ? 0.0f : values[2]};

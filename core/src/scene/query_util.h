@@ -18,9 +18,6 @@
 namespace collision {
 namespace scene {
 
-// Widening of query boxes, the same rule as entity boxes (store.cc).
-inline constexpr float kWiden = 1.0f / (1 << 18);
-
 // Lower bound of the ClosestPoint gap from the ball (c, radius) to any
 // shape inside the box. Outside the box: the distance to it. Inside: a
 // shape E within the box holds c at most as deep as the box does (leaving

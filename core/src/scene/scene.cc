@@ -15,6 +15,7 @@
 #include "collision/core/kernels.h"
 #include "collision/core/scalar.h"
 #include "scene/bvh.h"
+#include "scene/moves.h"
 #include "scene/query_util.h"
 #include "scene/store.h"
 
@@ -177,6 +178,7 @@ struct Scene::Impl {
   explicit Impl(SceneDimension d) : dimension(d) {
     for (int f = 0; f < scene::kNumFamilies; ++f) {
       stores.emplace_back(static_cast<Family>(f));
+      moves.emplace_back(static_cast<Family>(f));
     }
   }
 
@@ -191,35 +193,19 @@ struct Scene::Impl {
   void Maintain(Store& s);
   void Rebuild(Store& s);
 
-  // The upsert's entity's location, guessed without hashing: a columnar
-  // update names the same entities in the same order tick after tick, so
-  // the i-th upsert since the last commit is tried at the place of the
-  // last commit's i-th, and taken when that slot holds the id alive.
-  // Recorded field by field: a Location built on the stack and copied in is
-  // reloaded wide right after its narrow stores (a store-forwarding stall
-  // that cost more than the hashing saved).
-  void Record(const Location& at) {
-    Location& l = upserted.emplace_back();
-    l.slot = at.slot;
-    l.family = at.family;
+  // Writes every family's staged upserts (before anything out of order).
+  void ApplyMoves() {
+    for (int f = 0; f < scene::kNumFamilies; ++f) moves[f].Apply(&stores[f]);
   }
-  bool Guess(uint64_t id, Location* at) const {
-    const size_t i = upserted.size();
-    if (i >= last_upserted.size()) return false;
-    const Location& l = last_upserted[i];
-    const Store& s = store(l.family);
-    if (l.slot >= s.size() || s.ids[l.slot] != id || !s.alive[l.slot]) {
-      return false;
-    }
-    *at = l;
-    return true;
+  void Kill(const Location& at) {
+    store(at.family).Kill(at.slot);
+    moves[static_cast<int>(at.family)].Forget(at.slot);
   }
 
   SceneDimension dimension;
   std::vector<Store> stores;
   absl::flat_hash_map<uint64_t, Location> where;
-  std::vector<Location> upserted;       // since the last commit, in order
-  std::vector<Location> last_upserted;  // the last commit's
+  std::vector<scene::MoveOrder> moves;  // per family (moves.h)
   bool staged = false;
   uint64_t rebuilds = 0;
   uint64_t refits = 0;
@@ -230,12 +216,12 @@ void Scene::Impl::Maintain(Store& s) {
   bool rebuild = tail > kTailFloor + s.tree_size / 64 ||
                  (s.dead > kTailFloor && s.dead * 4 > s.size());
   if (!rebuild && s.moved) {
-    s.tree.Refit(s.boxes.data());
+    const float cost = s.tree.Refit(s.boxes.data());
     s.moved = false;
     ++refits;
     // Movement loosens a refitted tree; rebuild once its leaves cover twice
     // the area they did when built.
-    rebuild = s.tree.LeafCost() > 2.0f * s.built_cost;
+    rebuild = cost > 2.0f * s.built_cost;
   }
   if (rebuild) Rebuild(s);
 }
@@ -268,6 +254,11 @@ void Scene::Impl::Rebuild(Store& s) {
     next.boxes[i] = s.boxes[from];
     where[next.ids[i]].slot = static_cast<uint32_t>(i);
   }
+  std::vector<uint32_t> new_slot(s.size(), scene::MoveOrder::kNone);
+  for (size_t i = 0; i < live.size(); ++i) {
+    new_slot[live[order[i]]] = static_cast<uint32_t>(i);
+  }
+  moves[static_cast<int>(s.family)].Remap(new_slot, live.size());
   next.tree = std::move(s.tree);
   next.tree_size = live.size();
   next.built_cost = next.tree.LeafCost();
@@ -285,35 +276,33 @@ SceneDimension Scene::dimension() const { return impl_->dimension; }
 
 void Scene::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
   assert(Is3D(KindOf(shape)) == (impl_->dimension == SceneDimension::k3D));
-  float values[scene::kMaxColumns];
-  scene::ShapeColumns(shape, values);
   const Family family = scene::FamilyOf(KindOf(shape));
   impl_->staged = true;
-  Impl::Location guess;
-  if (impl_->Guess(id, &guess) && guess.family == family) {
-    impl_->store(family).Write(guess.slot, values, category);
-    impl_->Record(guess);
-    return;
-  }
+  scene::MoveOrder& moves = impl_->moves[static_cast<int>(family)];
+  if (moves.TryStage(id, shape, category)) return;
+  impl_->ApplyMoves();
+  float values[scene::kMaxColumns];
+  scene::ShapeColumns(shape, values);
   auto [it, inserted] = impl_->where.try_emplace(id);
   if (!inserted) {
     Impl::Location& at = it->second;
     if (at.family == family) {
       impl_->store(family).Write(at.slot, values, category);
-      impl_->Record(at);
+      moves.Record(id, at.slot);
       return;
     }
-    impl_->store(at.family).Kill(at.slot);
+    impl_->Kill(at);
   }
   const size_t slot = impl_->store(family).Append(id, values, category);
   it->second = Impl::Location{static_cast<uint32_t>(slot), family};
-  impl_->Record(it->second);
+  moves.Record(id, static_cast<uint32_t>(slot));
 }
 
 bool Scene::Remove(uint64_t id) {
   auto it = impl_->where.find(id);
   if (it == impl_->where.end()) return false;
-  impl_->store(it->second.family).Kill(it->second.slot);
+  impl_->ApplyMoves();
+  impl_->Kill(it->second);
   impl_->where.erase(it);
   impl_->staged = true;
   return true;
@@ -321,20 +310,17 @@ bool Scene::Remove(uint64_t id) {
 
 void Scene::Clear() {
   for (Store& s : impl_->stores) s = Store(s.family);
+  for (scene::MoveOrder& m : impl_->moves) m.Clear();
   impl_->where.clear();
-  impl_->upserted.clear();
-  impl_->last_upserted.clear();
   impl_->staged = false;
 }
 
 void Scene::Commit() {
-  if (!impl_->upserted.empty()) {
-    // Slots a rebuild moves are guessed wrong once (and then looked up).
-    impl_->last_upserted.swap(impl_->upserted);
-    impl_->upserted.clear();
-  }
   if (!impl_->staged) return;
-  for (Store& s : impl_->stores) impl_->Maintain(s);
+  for (int f = 0; f < scene::kNumFamilies; ++f) {
+    impl_->moves[f].Commit(&impl_->stores[f]);
+    impl_->Maintain(impl_->stores[f]);
+  }
   impl_->staged = false;
 }
 
@@ -346,11 +332,11 @@ SceneStats Scene::Stats() const {
   SceneStats stats;
   stats.entities = impl_->where.size();
   stats.memory_bytes =
-      impl_->where.capacity() *
-          (sizeof(uint64_t) + sizeof(Impl::Location) + 1) +
-      (impl_->upserted.capacity() + impl_->last_upserted.capacity()) *
-          sizeof(Impl::Location);
+      impl_->where.capacity() * (sizeof(uint64_t) + sizeof(Impl::Location) + 1);
   for (const Store& s : impl_->stores) stats.memory_bytes += s.memory_bytes();
+  for (const scene::MoveOrder& m : impl_->moves) {
+    stats.memory_bytes += m.memory_bytes();
+  }
   stats.rebuilds = impl_->rebuilds;
   stats.refits = impl_->refits;
   return stats;
@@ -386,7 +372,7 @@ bool Scene::Overlap(const Shape& query, Boundary boundary,
   assert(!impl_->staged);
   assert(CanOverlap(KindOf(query), nullptr));
   hits->clear();
-  float values[scene::kMaxColumns];
+  float values[scene::kMaxColumns] = {};
   scene::ShapeColumns(query, values);
   const Family qf = scene::FamilyOf(KindOf(query));
   const Broadcast q(values, scene::ColumnCount(qf));
@@ -424,7 +410,7 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
   assert(!impl_->staged);
   hits->clear();
   if (k == 0) return false;
-  float values[scene::kMaxColumns];
+  float values[scene::kMaxColumns] = {};
   scene::ShapeColumns(query, values);
   const Family qf = scene::FamilyOf(KindOf(query));
   const bool flat = qf == Family::kBall2;

@@ -8,109 +8,6 @@
 
 namespace collision {
 namespace scene {
-namespace {
-
-// Every pairwise answer is computed in float from these coordinates, so the
-// narrow phase can call a pair a hit (or a graze) up to a few ulps of the
-// coordinates' magnitude beyond the exact geometry. Boxes are widened by
-// 2^-18 of that magnitude (ulps are 2^-23 relative), far more than any
-// kernel's rounding, so the broadphase only ever adds candidates.
-constexpr float kWiden = 1.0f / (1 << 18);
-
-// The box [lo, hi] widened by eps (see kWiden), built in place: an Aabb
-// passed through by value cost ~20 ns a call in store-forwarding stalls.
-inline Aabb WidenedBox(float lx, float ly, float lz, float hx, float hy,
-                       float hz, float magnitude) {
-  const float eps = magnitude * kWiden + 1e-30f;
-  Aabb box;
-  box.lo[0] = lx - eps;
-  box.lo[1] = ly - eps;
-  box.lo[2] = lz - eps;
-  box.hi[0] = hx + eps;
-  box.hi[1] = hy + eps;
-  box.hi[2] = hz + eps;
-  return box;
-}
-
-}  // namespace
-
-Family FamilyOf(ShapeKind kind) {
-  switch (kind) {
-    case ShapeKind::kPoint2:
-    case ShapeKind::kCircle:
-      return Family::kBall2;
-    case ShapeKind::kRect:
-      return Family::kRect;
-    case ShapeKind::kRotatedRect:
-      return Family::kRotatedRect;
-    case ShapeKind::kPoint3:
-    case ShapeKind::kSphere:
-      return Family::kBall3;
-    case ShapeKind::kBox:
-      return Family::kBox;
-  }
-  return Family::kBall2;
-}
-
-size_t ColumnCount(Family family) {
-  switch (family) {
-    case Family::kBall2:
-      return 3;
-    case Family::kRect:
-    case Family::kBall3:
-      return 4;
-    case Family::kRotatedRect:
-      return 8;
-    case Family::kBox:
-      return 6;
-  }
-  return 0;
-}
-
-void ShapeColumns(const Shape& shape, float* v) {
-  switch (KindOf(shape)) {
-    case ShapeKind::kPoint2: {
-      const Vec2& p = std::get<Vec2>(shape);
-      v[0] = p.x, v[1] = p.y, v[2] = 0.0f;
-      return;
-    }
-    case ShapeKind::kCircle: {
-      const Circle& c = std::get<Circle>(shape);
-      v[0] = c.center.x, v[1] = c.center.y, v[2] = c.radius;
-      return;
-    }
-    case ShapeKind::kRect: {
-      const Rect& r = std::get<Rect>(shape);
-      v[0] = r.min.x, v[1] = r.min.y, v[2] = r.max.x, v[3] = r.max.y;
-      return;
-    }
-    case ShapeKind::kRotatedRect: {
-      const RotatedRect& r = std::get<RotatedRect>(shape);
-      v[0] = r.size.x, v[1] = r.size.y, v[2] = r.pivot.x, v[3] = r.pivot.y;
-      v[4] = r.position.x, v[5] = r.position.y;
-      v[6] = r.rotation.cos, v[7] = r.rotation.sin;
-      return;
-    }
-    case ShapeKind::kPoint3: {
-      const Vec3& p = std::get<Vec3>(shape);
-      v[0] = p.x, v[1] = p.y, v[2] = p.z, v[3] = 0.0f;
-      return;
-    }
-    case ShapeKind::kSphere: {
-      const Sphere& s = std::get<Sphere>(shape);
-      v[0] = s.center.x, v[1] = s.center.y, v[2] = s.center.z;
-      v[3] = s.radius;
-      return;
-    }
-    case ShapeKind::kBox: {
-      const Box& b = std::get<Box>(shape);
-      v[0] = b.min.x, v[1] = b.min.y, v[2] = b.min.z;
-      v[3] = b.max.x, v[4] = b.max.y, v[5] = b.max.z;
-      return;
-    }
-  }
-}
-
 Shape ShapeFromColumns(Family family, const float* v) {
   switch (family) {
     case Family::kBall2:
@@ -130,16 +27,10 @@ Shape ShapeFromColumns(Family family, const float* v) {
 
 Aabb BoundsOf(Family family, const float* v) {
   switch (family) {
-    case Family::kBall2: {
-      const float m = std::fabs(v[0]) + std::fabs(v[1]) + v[2];
-      return WidenedBox(v[0] - v[2], v[1] - v[2], 0.0f, v[0] + v[2],
-                        v[1] + v[2], 0.0f, m);
-    }
-    case Family::kRect: {
-      const float m = std::max(std::max(std::fabs(v[0]), std::fabs(v[1])),
-                               std::max(std::fabs(v[2]), std::fabs(v[3])));
-      return WidenedBox(v[0], v[1], 0.0f, v[2], v[3], 0.0f, m);
-    }
+    case Family::kBall2:
+      return BoundsAs<Family::kBall2>(v);
+    case Family::kRect:
+      return BoundsAs<Family::kRect>(v);
     case Family::kRotatedRect: {
       const RotatedRect r = std::get<RotatedRect>(ShapeFromColumns(family, v));
       const Rect local = LocalBounds(r);
@@ -159,17 +50,10 @@ Aabb BoundsOf(Family family, const float* v) {
                       std::fabs(v[1]) + std::fabs(v[2]) + std::fabs(v[3]);
       return WidenedBox(lx, ly, 0.0f, hx, hy, 0.0f, m);
     }
-    case Family::kBall3: {
-      const float m =
-          std::fabs(v[0]) + std::fabs(v[1]) + std::fabs(v[2]) + v[3];
-      return WidenedBox(v[0] - v[3], v[1] - v[3], v[2] - v[3], v[0] + v[3],
-                        v[1] + v[3], v[2] + v[3], m);
-    }
-    case Family::kBox: {
-      float m = 0.0f;
-      for (int i = 0; i < 6; ++i) m = std::max(m, std::fabs(v[i]));
-      return WidenedBox(v[0], v[1], v[2], v[3], v[4], v[5], m);
-    }
+    case Family::kBall3:
+      return BoundsAs<Family::kBall3>(v);
+    case Family::kBox:
+      return BoundsAs<Family::kBox>(v);
   }
   return EmptyAabb();
 }
