@@ -5,7 +5,8 @@
 //   raycast/<shapes>/<N>/{scene, box2d, brute}   first hit within 50
 //   nearest/circles/<N>/scene                    k = 4, unbounded
 //   sweep/circles/<N>/scene                      circle of radius 0.5, first
-//   hit tick/circles/<N>/{scene, box2d}              move every entity, commit
+//   hit tick/circles/<N>/{scene, scene_columns, box2d}  move every entity
+//     (Upsert each, or UpsertColumns once; then Commit)
 // Time is per query (per tick for tick/*; `per_entity` divides by N).
 // <shapes> is circles (radius 0.5..2) or rects (axis-aligned, half sizes
 // 0.5..2). The Box2D rows are built only when Box2D is found
@@ -29,6 +30,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -472,23 +474,82 @@ void TickCounters(benchmark::State& state, size_t n, double events,
 }
 
 // Each run moves its own copy of the world, so the query worlds stay fixed.
-void BM_SceneTick(benchmark::State& state, Shapes kind, size_t n) {
+// The next tick's positions are computed with the timer paused: a tick row
+// measures what the engine pays to take every entity's new shape, not the
+// game's motion.
+struct Motion {
+  Motion(const World& w, Shapes k)
+      : world(w), kind(k), centers(w.centers), velocities(w.velocities) {
+    const size_t n = centers.size();
+    before.resize(n);
+    shapes.resize(n);
+    ids.resize(n);
+    for (size_t i = 0; i < n; ++i) ids[i] = i;
+    for (auto& c : columns) c.resize(n);
+  }
+  // Advances every entity one tick into `shapes` and `columns` (circles: x
+  // y radius; rects: min_x min_y max_x max_y).
+  void Step() {
+    for (size_t i = 0; i < centers.size(); ++i) {
+      before[i] = centers[i];
+      Advance(world.side, &centers[i], &velocities[i]);
+      shapes[i] = MakeShape(kind, centers[i], world.extents[i]);
+      const Vec2 e = world.extents[i];
+      if (kind == Shapes::kCircles) {
+        columns[0][i] = centers[i].x;
+        columns[1][i] = centers[i].y;
+        columns[2][i] = e.x;
+      } else {
+        columns[0][i] = centers[i].x - e.x;
+        columns[1][i] = centers[i].y - e.y;
+        columns[2][i] = centers[i].x + e.x;
+        columns[3][i] = centers[i].y + e.y;
+      }
+    }
+  }
+
+  const World& world;
+  Shapes kind;
+  std::vector<Vec2> centers;
+  std::vector<Vec2> velocities;
+  std::vector<Vec2> before;
+  std::vector<Shape> shapes;
+  std::vector<uint64_t> ids;
+  std::array<std::vector<float>, 4> columns;
+};
+
+void BM_SceneTick(benchmark::State& state, Shapes kind, size_t n,
+                  bool columnar) {
   const World& w = GetWorld(kind, n);
-  std::vector<Vec2> centers = w.centers;
-  std::vector<Vec2> velocities = w.velocities;
+  Motion motion(w, kind);
   Scene scene(SceneDimension::k2D);
   for (size_t i = 0; i < n; ++i) scene.Upsert(i, w.shapes[i], 1);
   scene.Commit();
   const uint64_t rebuilds = scene.Stats().rebuilds;
+  const ShapeKind shape_kind =
+      kind == Shapes::kCircles ? ShapeKind::kCircle : ShapeKind::kRect;
+  const float* columns[4] = {motion.columns[0].data(), motion.columns[1].data(),
+                             motion.columns[2].data(),
+                             motion.columns[3].data()};
   for (auto _ : state) {
-    for (size_t i = 0; i < n; ++i) {
-      Advance(w.side, &centers[i], &velocities[i]);
-      scene.Upsert(i, MakeShape(kind, centers[i], w.extents[i]), 1);
+    state.PauseTiming();
+    motion.Step();
+    state.ResumeTiming();
+    if (columnar) {
+      scene.UpsertColumns(shape_kind, n, motion.ids.data(), columns, nullptr);
+    } else {
+      for (size_t i = 0; i < n; ++i) scene.Upsert(i, motion.shapes[i], 1);
     }
     scene.Commit();
   }
   TickCounters(state, n, static_cast<double>(scene.Stats().rebuilds - rebuilds),
                "rebuilds_per_tick");
+}
+void BM_SceneTickEach(benchmark::State& state, Shapes kind, size_t n) {
+  BM_SceneTick(state, kind, n, false);
+}
+void BM_SceneTickColumns(benchmark::State& state, Shapes kind, size_t n) {
+  BM_SceneTick(state, kind, n, true);
 }
 
 #ifdef COLLISION_HAVE_BOX2D
@@ -522,23 +583,24 @@ void BM_Box2dRay(benchmark::State& state, Shapes kind, size_t n) {
 // leaves its fat box (tight box + 0.1, stretched 4x along the motion).
 void BM_Box2dTick(benchmark::State& state, Shapes kind, size_t n) {
   const World& w = GetWorld(kind, n);
-  std::vector<Vec2> centers = w.centers;
-  std::vector<Vec2> velocities = w.velocities;
+  Motion motion(w, kind);
   b2DynamicTree tree;
   std::vector<int32> proxies;
   for (size_t i = 0; i < n; ++i) {
     proxies.push_back(
-        tree.CreateProxy(Bounds(centers[i], w.extents[i]), UserData(i)));
+        tree.CreateProxy(Bounds(w.centers[i], w.extents[i]), UserData(i)));
   }
   size_t reinserts = 0;
   for (auto _ : state) {
+    state.PauseTiming();
+    motion.Step();
+    state.ResumeTiming();
     for (size_t i = 0; i < n; ++i) {
-      const Vec2 before = centers[i];
-      Advance(w.side, &centers[i], &velocities[i]);
-      const b2Vec2 displacement(centers[i].x - before.x,
-                                centers[i].y - before.y);
-      reinserts += tree.MoveProxy(proxies[i], Bounds(centers[i], w.extents[i]),
-                                  displacement);
+      const Vec2 c = motion.centers[i];
+      const b2Vec2 displacement(c.x - motion.before[i].x,
+                                c.y - motion.before[i].y);
+      reinserts +=
+          tree.MoveProxy(proxies[i], Bounds(c, w.extents[i]), displacement);
     }
   }
   TickCounters(state, n, static_cast<double>(reinserts), "reinserts_per_tick");
@@ -579,7 +641,8 @@ void RegisterAll() {
     Register("sweep", Shapes::kCircles, n, "scene", BM_SceneSweep);
   }
   for (size_t n : kSizes) {
-    Register("tick", Shapes::kCircles, n, "scene", BM_SceneTick);
+    Register("tick", Shapes::kCircles, n, "scene", BM_SceneTickEach);
+    Register("tick", Shapes::kCircles, n, "scene_columns", BM_SceneTickColumns);
 #ifdef COLLISION_HAVE_BOX2D
     Register("tick", Shapes::kCircles, n, "box2d", BM_Box2dTick);
 #endif

@@ -97,6 +97,19 @@ TEST(SceneUpdate, AnIdRepeatedInOneUpdateIsFoundInAnyOrder) {
                 HasSubstr("entity " + std::to_string(twice) +
                           " appears twice in this update"));
   }
+  // The second appearance (per-entity upserts first, then the columns) is
+  // named by its field.
+  v1::SceneRequest named;
+  named.mutable_update()->set_tick(2);
+  for (uint64_t id : {6, 4, 6}) AddCircle(named.mutable_update(), id, 0);
+  AddColumns(named.mutable_update(), {3, 4});
+  const absl::StatusOr<ParsedSceneMessage> twice = f.Parse(named);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.status().message(),
+              HasSubstr("update.upserts[2].id: entity 6 appears twice"));
+  EXPECT_THAT(twice.status().message(),
+              HasSubstr("update.upsert_columns[0].ids[1]: entity 4 appears "
+                        "twice"));
   // Increasing across both forms is accepted.
   v1::SceneRequest both;
   both.mutable_update()->set_tick(2);

@@ -17,7 +17,7 @@ class ColumnReader {
                Violations* v)
       : g_(g), path_(std::move(path)), parser_(parser), v_(v) {}
 
-  void Read(SceneDimension dimension, std::vector<SceneUpsert>* out) {
+  void Read(SceneDimension dimension, SceneColumnUpserts* out) {
     n_ = static_cast<std::size_t>(g_.ids_size());
     if (g_.categories_size() != 0 &&
         static_cast<std::size_t>(g_.categories_size()) != n_) {
@@ -26,31 +26,26 @@ class ColumnReader {
                            " ids; give ", n_, " or none"));
       return;
     }
-    const std::size_t first = out->size();
-    out->resize(first + n_);
-    for (std::size_t i = 0; i < n_; ++i) {
-      (*out)[first + i].id = g_.ids(static_cast<int>(i));
-      (*out)[first + i].category =
-          g_.categories_size() == 0 ? 1 : g_.categories(static_cast<int>(i));
-    }
-    SceneUpsert* rows = out->data() + first;
+    out->ids.assign(g_.ids().begin(), g_.ids().end());
+    out->categories.assign(g_.categories().begin(), g_.categories().end());
+    out_ = out;
     const bool flat = dimension == SceneDimension::k2D;
     switch (g_.shapes_case()) {
       case v1::EntityColumns::kCircles:
         if (!flat) break;
-        return Balls2(g_.circles(), rows);
+        return Balls2(g_.circles());
       case v1::EntityColumns::kRects:
         if (!flat) break;
-        return Rects(g_.rects(), rows);
+        return Rects(g_.rects());
       case v1::EntityColumns::kRotatedRects:
         if (!flat) break;
-        return Rotated(g_.rotated_rects(), rows);
+        return Rotated(g_.rotated_rects());
       case v1::EntityColumns::kSpheres:
         if (flat) break;
-        return Balls3(g_.spheres(), rows);
+        return Balls3(g_.spheres());
       case v1::EntityColumns::kBoxes:
         if (flat) break;
-        return Boxes(g_.boxes(), rows);
+        return Boxes(g_.boxes());
       case v1::EntityColumns::SHAPES_NOT_SET:
         v_->Add(path_ + ".shapes",
                 "is required: set circles, rects, rotated_rects, spheres or "
@@ -62,8 +57,10 @@ class ColumnReader {
   }
 
  private:
-  template <typename Field>
-  bool Sized(const Field& column, const char* name, bool optional = false) {
+  using Field = google::protobuf::RepeatedField<float>;
+
+  template <typename F>
+  bool Sized(const F& column, const char* name, bool optional = false) {
     const auto size = static_cast<std::size_t>(column.size());
     if (size == n_ || (optional && size == 0)) return true;
     v_->Add(absl::StrCat(path_, ".", name),
@@ -74,56 +71,71 @@ class ColumnReader {
   std::string At(const char* group, const char* name, std::size_t i) const {
     return absl::StrCat(path_, ".", group, ".", name, "[", i, "]");
   }
-  // The checks of Parser::Coord / Length, with the field path built only
-  // for a value that fails them (a path per value cost more than all the
-  // rest of a 10k-entity tick).
-  float Coord(const google::protobuf::RepeatedField<float>& c, const char* g,
-              const char* name, std::size_t i) {
-    const float v = c.Get(static_cast<int>(i));
-    if (std::isfinite(v) && std::fabs(v) <= kMaxMagnitude) return v;
-    return parser_->Coord(v, At(g, name, i));
+  // Column `c` of the output: the field's values, each checked as
+  // Parser::Coord (or Length) would, with the field path built only for a
+  // value that fails (a path per value cost more than all the rest of a
+  // 10k-entity tick).
+  std::vector<float>& Out(std::size_t c) {
+    std::vector<float>& column = out_->columns[c];
+    column.resize(n_);
+    return column;
   }
-  float Length(const google::protobuf::RepeatedField<float>& c, const char* g,
-               const char* name, std::size_t i) {
-    const float v = c.Get(static_cast<int>(i));
-    if (std::isfinite(v) && std::fabs(v) <= kMaxMagnitude && v >= 0) return v;
-    return parser_->Length(v, At(g, name, i));
+  void Coords(std::size_t c, const Field& in, const char* g, const char* name) {
+    float* out = Out(c).data();
+    for (std::size_t i = 0; i < n_; ++i) {
+      const float v = in.Get(static_cast<int>(i));
+      out[i] = std::isfinite(v) && std::fabs(v) <= kMaxMagnitude
+                   ? v
+                   : parser_->Coord(v, At(g, name, i));
+    }
+  }
+  void Lengths(std::size_t c, const Field& in, const char* g,
+               const char* name) {
+    float* out = Out(c).data();
+    for (std::size_t i = 0; i < n_; ++i) {
+      const float v = in.Get(static_cast<int>(i));
+      out[i] = std::isfinite(v) && std::fabs(v) <= kMaxMagnitude && v >= 0
+                   ? v
+                   : parser_->Length(v, At(g, name, i));
+    }
+  }
+  // min <= max for every row of columns lo and hi.
+  void Ordered(std::size_t lo, std::size_t hi, const char* g,
+               const char* axis) {
+    const float* a = out_->columns[lo].data();
+    const float* b = out_->columns[hi].data();
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (b[i] < a[i]) {
+        parser_->Ordered(a[i], b[i], absl::StrCat(path_, ".", g, "[", i, "]"),
+                         axis);
+      }
+    }
   }
 
-  void Balls2(const v1::BallColumns2& b, SceneUpsert* rows) {
+  void Balls2(const v1::BallColumns2& b) {
     if (!Sized(b.x(), "circles.x") || !Sized(b.y(), "circles.y") ||
         !Sized(b.radius(), "circles.radius", true)) {
       return;
     }
-    for (std::size_t i = 0; i < n_; ++i) {
-      const Vec2 c{Coord(b.x(), "circles", "x", i),
-                   Coord(b.y(), "circles", "y", i)};
-      if (b.radius_size() == 0) {
-        rows[i].shape = c;
-      } else {
-        rows[i].shape = Circle{c, Length(b.radius(), "circles", "radius", i)};
-      }
-    }
+    out_->kind = b.radius_size() == 0 ? ShapeKind::kPoint2 : ShapeKind::kCircle;
+    Coords(0, b.x(), "circles", "x");
+    Coords(1, b.y(), "circles", "y");
+    if (b.radius_size() != 0) Lengths(2, b.radius(), "circles", "radius");
   }
-  void Rects(const v1::RectColumns& r, SceneUpsert* rows) {
+  void Rects(const v1::RectColumns& r) {
     if (!Sized(r.min_x(), "rects.min_x") || !Sized(r.min_y(), "rects.min_y") ||
         !Sized(r.max_x(), "rects.max_x") || !Sized(r.max_y(), "rects.max_y")) {
       return;
     }
-    for (std::size_t i = 0; i < n_; ++i) {
-      const Rect rect{{Coord(r.min_x(), "rects", "min_x", i),
-                       Coord(r.min_y(), "rects", "min_y", i)},
-                      {Coord(r.max_x(), "rects", "max_x", i),
-                       Coord(r.max_y(), "rects", "max_y", i)}};
-      if (rect.max.x < rect.min.x || rect.max.y < rect.min.y) {
-        const std::string p = absl::StrCat(path_, ".rects[", i, "]");
-        parser_->Ordered(rect.min.x, rect.max.x, p, "x");
-        parser_->Ordered(rect.min.y, rect.max.y, p, "y");
-      }
-      rows[i].shape = rect;
-    }
+    out_->kind = ShapeKind::kRect;
+    Coords(0, r.min_x(), "rects", "min_x");
+    Coords(1, r.min_y(), "rects", "min_y");
+    Coords(2, r.max_x(), "rects", "max_x");
+    Coords(3, r.max_y(), "rects", "max_y");
+    Ordered(0, 2, "rects", "x");
+    Ordered(1, 3, "rects", "y");
   }
-  void Rotated(const v1::RotatedRectColumns& r, SceneUpsert* rows) {
+  void Rotated(const v1::RotatedRectColumns& r) {
     const char* g = "rotated_rects";
     if (!Sized(r.size_x(), "rotated_rects.size_x") ||
         !Sized(r.size_y(), "rotated_rects.size_y") ||
@@ -144,23 +156,29 @@ class ColumnReader {
                      !Sized(r.sin(), "rotated_rects.sin")) {
       return;
     }
+    out_->kind = ShapeKind::kRotatedRect;
+    Lengths(0, r.size_x(), g, "size_x");
+    Lengths(1, r.size_y(), g, "size_y");
+    Coords(2, r.pivot_x(), g, "pivot_x");
+    Coords(3, r.pivot_y(), g, "pivot_y");
+    Coords(4, r.position_x(), g, "position_x");
+    Coords(5, r.position_y(), g, "position_y");
+    float* cos = Out(6).data();
+    float* sin = Out(7).data();
     for (std::size_t i = 0; i < n_; ++i) {
       // Valid orientations are converted here; an invalid one goes through
       // the per-entity parser for its message (and the same rules).
-      Rotation rotation;
       bool valid = false;
       if (angles) {
         const float a = r.angle(static_cast<int>(i));
         valid = std::isfinite(a) && std::fabs(a) <= kMaxAngle;
-        if (valid) {
-          simd::RotationFromAngleColumns(&a, 1, &rotation.cos, &rotation.sin);
-        }
+        if (valid) simd::RotationFromAngleColumns(&a, 1, &cos[i], &sin[i]);
       } else {
-        rotation = {r.cos(static_cast<int>(i)), r.sin(static_cast<int>(i))};
-        valid = std::isfinite(rotation.cos) && std::isfinite(rotation.sin) &&
-                std::fabs(double{rotation.cos} * rotation.cos +
-                          double{rotation.sin} * rotation.sin - 1.0) <=
-                    kRotationUnitTolerance;
+        cos[i] = r.cos(static_cast<int>(i));
+        sin[i] = r.sin(static_cast<int>(i));
+        valid = std::isfinite(cos[i]) && std::isfinite(sin[i]) &&
+                std::fabs(double{cos[i]} * cos[i] + double{sin[i]} * sin[i] -
+                          1.0) <= kRotationUnitTolerance;
       }
       if (!valid) {
         v1::RotatedRect one;
@@ -172,56 +190,36 @@ class ColumnReader {
         }
         parser_->Orientation(one, absl::StrCat(path_, ".", g, "[", i, "]"));
       }
-      RotatedRect rect;
-      rect.size = {Length(r.size_x(), g, "size_x", i),
-                   Length(r.size_y(), g, "size_y", i)};
-      rect.pivot = {Coord(r.pivot_x(), g, "pivot_x", i),
-                    Coord(r.pivot_y(), g, "pivot_y", i)};
-      rect.position = {Coord(r.position_x(), g, "position_x", i),
-                       Coord(r.position_y(), g, "position_y", i)};
-      rect.rotation = rotation;
-      rows[i].shape = rect;
     }
   }
-  void Balls3(const v1::BallColumns3& b, SceneUpsert* rows) {
+  void Balls3(const v1::BallColumns3& b) {
     if (!Sized(b.x(), "spheres.x") || !Sized(b.y(), "spheres.y") ||
         !Sized(b.z(), "spheres.z") ||
         !Sized(b.radius(), "spheres.radius", true)) {
       return;
     }
-    for (std::size_t i = 0; i < n_; ++i) {
-      const Vec3 c{Coord(b.x(), "spheres", "x", i),
-                   Coord(b.y(), "spheres", "y", i),
-                   Coord(b.z(), "spheres", "z", i)};
-      if (b.radius_size() == 0) {
-        rows[i].shape = c;
-      } else {
-        rows[i].shape = Sphere{c, Length(b.radius(), "spheres", "radius", i)};
-      }
-    }
+    out_->kind = b.radius_size() == 0 ? ShapeKind::kPoint3 : ShapeKind::kSphere;
+    Coords(0, b.x(), "spheres", "x");
+    Coords(1, b.y(), "spheres", "y");
+    Coords(2, b.z(), "spheres", "z");
+    if (b.radius_size() != 0) Lengths(3, b.radius(), "spheres", "radius");
   }
-  void Boxes(const v1::BoxColumns& b, SceneUpsert* rows) {
+  void Boxes(const v1::BoxColumns& b) {
     if (!Sized(b.min_x(), "boxes.min_x") || !Sized(b.min_y(), "boxes.min_y") ||
         !Sized(b.min_z(), "boxes.min_z") || !Sized(b.max_x(), "boxes.max_x") ||
         !Sized(b.max_y(), "boxes.max_y") || !Sized(b.max_z(), "boxes.max_z")) {
       return;
     }
-    for (std::size_t i = 0; i < n_; ++i) {
-      const Box box{{Coord(b.min_x(), "boxes", "min_x", i),
-                     Coord(b.min_y(), "boxes", "min_y", i),
-                     Coord(b.min_z(), "boxes", "min_z", i)},
-                    {Coord(b.max_x(), "boxes", "max_x", i),
-                     Coord(b.max_y(), "boxes", "max_y", i),
-                     Coord(b.max_z(), "boxes", "max_z", i)}};
-      if (box.max.x < box.min.x || box.max.y < box.min.y ||
-          box.max.z < box.min.z) {
-        const std::string p = absl::StrCat(path_, ".boxes[", i, "]");
-        parser_->Ordered(box.min.x, box.max.x, p, "x");
-        parser_->Ordered(box.min.y, box.max.y, p, "y");
-        parser_->Ordered(box.min.z, box.max.z, p, "z");
-      }
-      rows[i].shape = box;
-    }
+    out_->kind = ShapeKind::kBox;
+    Coords(0, b.min_x(), "boxes", "min_x");
+    Coords(1, b.min_y(), "boxes", "min_y");
+    Coords(2, b.min_z(), "boxes", "min_z");
+    Coords(3, b.max_x(), "boxes", "max_x");
+    Coords(4, b.max_y(), "boxes", "max_y");
+    Coords(5, b.max_z(), "boxes", "max_z");
+    Ordered(0, 3, "boxes", "x");
+    Ordered(1, 4, "boxes", "y");
+    Ordered(2, 5, "boxes", "z");
   }
 
   const v1::EntityColumns& g_;
@@ -229,9 +227,32 @@ class ColumnReader {
   Parser* parser_;
   Violations* v_;
   std::size_t n_ = 0;
+  SceneColumnUpserts* out_ = nullptr;
 };
 
 }  // namespace
+
+Shape SceneColumnUpserts::shape(std::size_t i) const {
+  const auto at = [&](std::size_t c) { return columns[c][i]; };
+  switch (kind) {
+    case ShapeKind::kPoint2:
+      return Vec2{at(0), at(1)};
+    case ShapeKind::kCircle:
+      return Circle{{at(0), at(1)}, at(2)};
+    case ShapeKind::kRect:
+      return Rect{{at(0), at(1)}, {at(2), at(3)}};
+    case ShapeKind::kRotatedRect:
+      return RotatedRect{
+          {at(0), at(1)}, {at(2), at(3)}, {at(4), at(5)}, {at(6), at(7)}};
+    case ShapeKind::kPoint3:
+      return Vec3{at(0), at(1), at(2)};
+    case ShapeKind::kSphere:
+      return Sphere{{at(0), at(1), at(2)}, at(3)};
+    case ShapeKind::kBox:
+      return Box{{at(0), at(1), at(2)}, {at(3), at(4), at(5)}};
+  }
+  return Vec2{};
+}
 
 const char* DimensionName(SceneDimension d) {
   return d == SceneDimension::k3D ? "3D" : "2D";
@@ -239,7 +260,7 @@ const char* DimensionName(SceneDimension d) {
 
 void ReadEntityColumns(const v1::EntityColumns& group, const std::string& path,
                        SceneDimension dimension, Parser* parser, Violations* v,
-                       std::vector<SceneUpsert>* out) {
+                       SceneColumnUpserts* out) {
   ColumnReader(group, path, parser, v).Read(dimension, out);
 }
 

@@ -19,11 +19,16 @@ bool ShapeFitsDimension(const Shape& shape, SceneDimension d) {
   return Is3D(KindOf(shape)) == (d == SceneDimension::k3D);
 }
 
-bool IdsIncrease(const std::vector<SceneUpsert>& upserts) {
-  for (std::size_t i = 1; i < upserts.size(); ++i) {
-    if (upserts[i].id <= upserts[i - 1].id) return false;
-  }
-  return true;
+bool IdsIncrease(const ParsedSceneUpdate& u) {
+  bool increase = true;
+  bool first = true;
+  uint64_t last = 0;
+  u.ForEachUpsertId([&](uint64_t id) {
+    increase &= first || id > last;
+    first = false;
+    last = id;
+  });
+  return increase;
 }
 
 void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
@@ -60,10 +65,12 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
     out->upserts.push_back(
         SceneUpsert{e.id(), parsed.value_or(Shape{}), category});
   }
+  out->column_upserts.resize(static_cast<std::size_t>(u.upsert_columns_size()));
   for (int i = 0; i < u.upsert_columns_size(); ++i) {
     ReadEntityColumns(u.upsert_columns(i),
                       absl::StrCat("update.upsert_columns[", i, "]"),
-                      settings.dimension, parser, v, &out->upserts);
+                      settings.dimension, parser, v,
+                      &out->column_upserts[static_cast<std::size_t>(i)]);
   }
   out->removals.assign(u.removals().begin(), u.removals().end());
   if (u.snapshot() && !out->removals.empty()) {
@@ -73,7 +80,7 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
   // Ids strictly increasing through the upserts (a column of array
   // indices, say) cannot repeat: the set below, a hash apiece, is for the
   // others.
-  if (out->removals.empty() && IdsIncrease(out->upserts)) return;
+  if (out->removals.empty() && IdsIncrease(*out)) return;
   absl::flat_hash_set<uint64_t> seen;
   seen.reserve(out->upserts.size() + out->removals.size());
   for (std::size_t i = 0; i < out->removals.size(); ++i) {
@@ -86,12 +93,22 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
                  absl::StrCat("no entity ", id, " in the scene"));
     }
   }
-  for (std::size_t i = 0; i < out->upserts.size(); ++i) {
-    const uint64_t id = out->upserts[i].id;
+  const auto once = [&](uint64_t id, const auto& path) {
     if (!seen.insert(id).second) {
-      v->Add(absl::StrCat("update upsert ", i),
-             absl::StrCat("(per-entity upserts first, then columns): entity ",
-                          id, " appears twice in this update"));
+      v->AddItem(path(),
+                 absl::StrCat("entity ", id, " appears twice in this update"));
+    }
+  };
+  for (std::size_t i = 0; i < out->upserts.size(); ++i) {
+    once(out->upserts[i].id,
+         [&] { return absl::StrCat("update.upserts[", i, "].id"); });
+  }
+  for (std::size_t g = 0; g < out->column_upserts.size(); ++g) {
+    const std::vector<uint64_t>& ids = out->column_upserts[g].ids;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      once(ids[i], [&] {
+        return absl::StrCat("update.upsert_columns[", g, "].ids[", i, "]");
+      });
     }
   }
 }
@@ -121,9 +138,9 @@ void ParseMoment(const v1::SceneMoment& at, int index,
 
 // Entities the scene would hold after the update.
 std::size_t CountAfter(const ParsedSceneUpdate& u, const Scene& scene) {
-  if (u.snapshot) return u.upserts.size();
+  if (u.snapshot) return u.upsert_count();
   std::size_t added = 0;
-  for (const SceneUpsert& e : u.upserts) added += scene.Contains(e.id) ? 0 : 1;
+  u.ForEachUpsertId([&](uint64_t id) { added += scene.Contains(id) ? 0 : 1; });
   return scene.size() - u.removals.size() + added;
 }
 
@@ -439,9 +456,9 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
   // At most the scene plus every upsert (counting the new ones exactly
   // costs a lookup each, so only when that bound is over the limit).
   const std::size_t most = out.update.snapshot
-                               ? out.update.upserts.size()
+                               ? out.update.upsert_count()
                                : scene.size() - out.update.removals.size() +
-                                     out.update.upserts.size();
+                                     out.update.upsert_count();
   if (out.update.present && most > settings.max_entities) {
     const std::size_t after = CountAfter(out.update, scene);
     if (after > settings.max_entities) {
@@ -455,6 +472,12 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
     }
   }
   return out;
+}
+
+std::size_t ParsedSceneUpdate::upsert_count() const {
+  std::size_t n = upserts.size();
+  for (const SceneColumnUpserts& g : column_upserts) n += g.size();
+  return n;
 }
 
 bool RecordUpdateFirst(const ParsedSceneMessage& message,
@@ -478,12 +501,25 @@ void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
   for (const SceneUpsert& e : update.upserts) {
     scene->Upsert(e.id, e.shape, e.category);
   }
+  for (const SceneColumnUpserts& g : update.column_upserts) {
+    const float* columns[8];
+    for (std::size_t c = 0; c < g.columns.size(); ++c) {
+      columns[c] = g.columns[c].data();
+    }
+    scene->UpsertColumns(g.kind, g.size(), g.ids.data(), columns,
+                         g.categories.empty() ? nullptr : g.categories.data());
+  }
   scene->Commit();
   if (history == nullptr) return;
   if (update.snapshot) history->Clear();
   for (uint64_t id : update.removals) history->Remove(id);
   for (const SceneUpsert& e : update.upserts) {
     history->Upsert(e.id, e.shape, e.category);
+  }
+  for (const SceneColumnUpserts& g : update.column_upserts) {
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      history->Upsert(g.ids[i], g.shape(i), g.category(i));
+    }
   }
   if (!record_later) history->Commit(update.tick);
 }

@@ -13,6 +13,38 @@ constexpr size_t kGatherShare = 4;  // 1/4
 
 }  // namespace
 
+size_t MoveOrder::StageColumns(size_t n, const uint64_t* ids,
+                               const float* const* columns, size_t given,
+                               const uint32_t* categories) {
+  if (broken_) return 0;
+  const size_t room = std::min(n, ids_.size() - next_);
+  const uint64_t* expected = ids_.data() + next_;
+  const uint32_t* slots = slots_.data() + next_;
+  size_t k = 0;
+  while (k < room && expected[k] == ids[k] && slots[k] != kNone) ++k;
+  // Column by column: each is read in sequence and written with the row
+  // stride (the rows are read one per entity at the commit).
+  const size_t stride = stride_;
+  float* rows = rows_.data() + next_ * stride;
+  for (size_t c = 0; c < stride - 1; ++c) {
+    float* out = rows + c;
+    if (c < given) {
+      const float* in = columns[c];
+      for (size_t i = 0; i < k; ++i) out[i * stride] = in[i];
+    } else {
+      for (size_t i = 0; i < k; ++i) out[i * stride] = 0.0f;
+    }
+  }
+  float* cats = rows + (stride - 1);
+  for (size_t i = 0; i < k; ++i) {
+    const uint32_t category = categories == nullptr ? 1u : categories[i];
+    std::memcpy(cats + i * stride, &category, sizeof(category));
+  }
+  next_ += k;
+  if (k < n) broken_ = true;
+  return k;
+}
+
 void MoveOrder::Apply(Store* s) {
   switch (family_) {
     case Family::kBall2:

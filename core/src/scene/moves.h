@@ -58,6 +58,13 @@ class MoveOrder {
     return true;
   }
 
+  // Stages upserts i = 0.. of columns (`given` of the family's, the rest 0)
+  // while ids[i] is the next entry of the order; returns how many. The
+  // first one out of order ends staging for the tick, as in TryStage.
+  size_t StageColumns(size_t n, const uint64_t* ids,
+                      const float* const* columns, size_t given,
+                      const uint32_t* categories);
+
   // Writes the upserts staged since the last Apply into the store.
   void Apply(Store* s);
   // An upsert that went the hashed way, at its slot after it: the next

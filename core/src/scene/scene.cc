@@ -192,6 +192,10 @@ struct Scene::Impl {
 
   void Maintain(Store& s);
   void Rebuild(Store& s);
+  // An upsert out of the last commit's order: applies the staged ones, then
+  // finds the entity by its id.
+  void UpsertHashed(uint64_t id, Family family, const float* values,
+                    uint32_t category);
 
   // Writes every family's staged upserts (before anything out of order).
   void ApplyMoves() {
@@ -278,24 +282,49 @@ void Scene::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
   assert(Is3D(KindOf(shape)) == (impl_->dimension == SceneDimension::k3D));
   const Family family = scene::FamilyOf(KindOf(shape));
   impl_->staged = true;
-  scene::MoveOrder& moves = impl_->moves[static_cast<int>(family)];
-  if (moves.TryStage(id, shape, category)) return;
-  impl_->ApplyMoves();
+  if (impl_->moves[static_cast<int>(family)].TryStage(id, shape, category)) {
+    return;
+  }
   float values[scene::kMaxColumns];
   scene::ShapeColumns(shape, values);
-  auto [it, inserted] = impl_->where.try_emplace(id);
+  impl_->UpsertHashed(id, family, values, category);
+}
+
+void Scene::UpsertColumns(ShapeKind kind, size_t n, const uint64_t* ids,
+                          const float* const* columns,
+                          const uint32_t* categories) {
+  assert(Is3D(kind) == (impl_->dimension == SceneDimension::k3D));
+  if (n == 0) return;
+  const Family family = scene::FamilyOf(kind);
+  const size_t given = ColumnsOf(kind);  // points: the family's radius is 0
+  impl_->staged = true;
+  size_t i = impl_->moves[static_cast<int>(family)].StageColumns(
+      n, ids, columns, given, categories);
+  for (; i < n; ++i) {
+    float values[scene::kMaxColumns] = {};
+    for (size_t c = 0; c < given; ++c) values[c] = columns[c][i];
+    impl_->UpsertHashed(ids[i], family, values,
+                        categories == nullptr ? 1u : categories[i]);
+  }
+}
+
+void Scene::Impl::UpsertHashed(uint64_t id, Family family, const float* values,
+                               uint32_t category) {
+  ApplyMoves();
+  scene::MoveOrder& order = moves[static_cast<int>(family)];
+  auto [it, inserted] = where.try_emplace(id);
   if (!inserted) {
-    Impl::Location& at = it->second;
+    Location& at = it->second;
     if (at.family == family) {
-      impl_->store(family).Write(at.slot, values, category);
-      moves.Record(id, at.slot);
+      store(family).Write(at.slot, values, category);
+      order.Record(id, at.slot);
       return;
     }
-    impl_->Kill(at);
+    Kill(at);
   }
-  const size_t slot = impl_->store(family).Append(id, values, category);
-  it->second = Impl::Location{static_cast<uint32_t>(slot), family};
-  moves.Record(id, static_cast<uint32_t>(slot));
+  const size_t slot = store(family).Append(id, values, category);
+  it->second = Location{static_cast<uint32_t>(slot), family};
+  order.Record(id, static_cast<uint32_t>(slot));
 }
 
 bool Scene::Remove(uint64_t id) {

@@ -47,6 +47,28 @@ namespace collision {
 
 enum class SceneDimension : uint8_t { k2D = 2, k3D = 3 };
 
+// The columns of a shape kind for Scene::UpsertColumns, in this order:
+// point x y; circle x y radius; rect min_x min_y max_x max_y; rotated rect
+// size_x size_y pivot_x pivot_y position_x position_y cos sin; point3 x y z;
+// sphere x y z radius; box min_x min_y min_z max_x max_y max_z.
+constexpr size_t ColumnsOf(ShapeKind kind) {
+  switch (kind) {
+    case ShapeKind::kPoint2:
+      return 2;
+    case ShapeKind::kCircle:
+    case ShapeKind::kPoint3:
+      return 3;
+    case ShapeKind::kRect:
+    case ShapeKind::kSphere:
+      return 4;
+    case ShapeKind::kBox:
+      return 6;
+    case ShapeKind::kRotatedRect:
+      return 8;
+  }
+  return 0;
+}
+
 struct EntityFilter {
   uint32_t mask = 0xFFFFFFFFu;  // candidate when (category & mask) != 0
   bool exclude = false;         // when true, `exclude_id` is never hit
@@ -99,6 +121,14 @@ class Scene {
   // category (the kind may change). Remove of an unknown id returns false.
   // Clear removes every entity.
   void Upsert(uint64_t id, const Shape& shape, uint32_t category);
+  // The columnar form: n upserts of one kind, exactly as Upsert(ids[i],
+  // shape i, categories[i]) for i = 0..n-1 in order, where shape i is row i
+  // of the kind's columns (ColumnsOf) and a null `categories` means 1 for
+  // every entity. Cheaper per entity than Upsert; cheapest when the ids come
+  // in the order of the last commit's upserts (a game's entities, tick after
+  // tick).
+  void UpsertColumns(ShapeKind kind, size_t n, const uint64_t* ids,
+                     const float* const* columns, const uint32_t* categories);
   bool Remove(uint64_t id);
   void Clear();
   // Makes the staged updates visible to queries.

@@ -17,11 +17,11 @@ namespace collision::wire {
 // "2D" or "3D", as messages name a scene's dimension.
 const char* DimensionName(SceneDimension d);
 
-// Appends the group's entities to `out`, recording violations (under
-// `path`, e.g. "update.upsert_columns[2]") through `parser`.
+// Reads the group into `out`, recording violations (under `path`, e.g.
+// "update.upsert_columns[2]") through `parser`.
 void ReadEntityColumns(const v1::EntityColumns& group, const std::string& path,
                        SceneDimension dimension, Parser* parser, Violations* v,
-                       std::vector<SceneUpsert>* out);
+                       SceneColumnUpserts* out);
 
 }  // namespace collision::wire
 

@@ -7,6 +7,7 @@
 #ifndef COLLISION_WIRE_SCENE_REQUEST_H_
 #define COLLISION_WIRE_SCENE_REQUEST_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -51,12 +52,39 @@ struct SceneUpsert {
   uint32_t category = 1;
 };
 
+// A group of upsert_columns as Scene::UpsertColumns takes it (validated;
+// rotated rects' angles already turned into cos and sin; circles without
+// radii are points).
+struct SceneColumnUpserts {
+  ShapeKind kind = ShapeKind::kCircle;
+  std::vector<uint64_t> ids;
+  std::vector<uint32_t> categories;           // one per id, or empty: all 1
+  std::array<std::vector<float>, 8> columns;  // the first ColumnsOf(kind)
+
+  std::size_t size() const { return ids.size(); }
+  uint32_t category(std::size_t i) const {
+    return categories.empty() ? 1u : categories[i];
+  }
+  Shape shape(std::size_t i) const;  // row i as a Shape
+};
+
 struct ParsedSceneUpdate {
   bool present = false;
   uint64_t tick = 0;
   bool snapshot = false;
   std::vector<uint64_t> removals;
-  std::vector<SceneUpsert> upserts;  // per-entity ones, then the columns'
+  std::vector<SceneUpsert> upserts;                // the per-entity ones
+  std::vector<SceneColumnUpserts> column_upserts;  // then these
+
+  std::size_t upsert_count() const;
+  // Calls f(id) for every upsert, per-entity ones first.
+  template <typename F>
+  void ForEachUpsertId(F&& f) const {
+    for (const SceneUpsert& e : upserts) f(e.id);
+    for (const SceneColumnUpserts& g : column_upserts) {
+      for (uint64_t id : g.ids) f(id);
+    }
+  }
 };
 
 enum class SceneQueryKind { kOverlap, kNearest, kCast };
