@@ -13,7 +13,82 @@ constexpr size_t kGatherShare = 4;  // 1/4
 
 }  // namespace
 
-size_t MoveOrder::StageColumns(size_t n, const uint64_t* ids,
+// Where entry j's values and category come from: its staged row, or row
+// j - first of a caller's columns (the family's columns, a point's radius
+// column null: 0).
+struct StagedRows {
+  const float* rows;
+  template <size_t kCols>
+  void Read(size_t j, float* v, uint32_t* category) const {
+    const float* row = rows + j * (kCols + 1);
+    for (size_t c = 0; c < kCols; ++c) v[c] = row[c];
+    std::memcpy(category, row + kCols, sizeof(uint32_t));
+  }
+};
+template <bool kPoint>
+struct CallerColumns {
+  const float* columns[kMaxColumns];
+  const uint32_t* categories;  // null: all 1
+  size_t first;
+  template <size_t kCols>
+  void Read(size_t j, float* v, uint32_t* category) const {
+    const size_t i = j - first;
+    for (size_t c = 0; c + (kPoint ? 1 : 0) < kCols; ++c) v[c] = columns[c][i];
+    if (kPoint) v[kCols - 1] = 0.0f;
+    *category = categories == nullptr ? 1u : categories[i];
+  }
+};
+
+// Writes entries [begin, end) of the order into the store: walking the
+// store's slots in order when they are many, else each at its slot. The
+// store's column pointers are held in locals: through the vectors, every
+// float written would make the compiler reload them.
+template <Family F, typename Source>
+void MoveOrder::WriteEntries(Store* s, size_t begin, size_t end,
+                             const Source& source) const {
+  const size_t count = end - begin;
+  if (count == 0) return;
+  constexpr size_t kCols = ColumnCount(F);
+  float* columns[kCols];
+  for (size_t c = 0; c < kCols; ++c) columns[c] = s->columns[c].data();
+  uint32_t* categories = s->categories.data();
+  Aabb* boxes = s->boxes.data();
+  const auto write = [&](size_t slot, size_t j) {
+    float values[kCols];
+    uint32_t category;
+    source.template Read<kCols>(j, values, &category);
+    for (size_t c = 0; c < kCols; ++c) columns[c][slot] = values[c];
+    categories[slot] = category;
+    if constexpr (F == Family::kRotatedRect) {
+      boxes[slot] = BoundsOf(F, values);
+    } else {
+      boxes[slot] = BoundsAs<F>(values);
+    }
+  };
+  const size_t tree_size = s->tree_size;
+  if (count * kGatherShare >= s->size()) {
+    const size_t n = std::min(s->size(), entry_of_.size());
+    const uint32_t* entry_of = entry_of_.data();
+    size_t first = n;
+    for (size_t slot = 0; slot < n; ++slot) {
+      // Entries outside [begin, end) (kNone included) wrap past count.
+      const size_t j = size_t{entry_of[slot]} - begin;
+      if (j >= count) continue;
+      write(slot, j + begin);
+      first = std::min(first, slot);
+    }
+    s->moved |= first < tree_size;
+  } else {
+    bool moved = false;
+    for (size_t j = begin; j < end; ++j) {
+      write(slots_[j], j);
+      moved |= slots_[j] < tree_size;
+    }
+    s->moved |= moved;
+  }
+}
+
+size_t MoveOrder::StageColumns(Store* s, size_t n, const uint64_t* ids,
                                const float* const* columns, size_t given,
                                const uint32_t* categories) {
   if (broken_) return 0;
@@ -22,79 +97,47 @@ size_t MoveOrder::StageColumns(size_t n, const uint64_t* ids,
   const uint32_t* slots = slots_.data() + next_;
   size_t k = 0;
   while (k < room && expected[k] == ids[k] && slots[k] != kNone) ++k;
-  // Column by column: each is read in sequence and written with the row
-  // stride (the rows are read one per entity at the commit).
-  const size_t stride = stride_;
-  float* rows = rows_.data() + next_ * stride;
-  for (size_t c = 0; c < stride - 1; ++c) {
-    float* out = rows + c;
-    if (c < given) {
-      const float* in = columns[c];
-      for (size_t i = 0; i < k; ++i) out[i * stride] = in[i];
-    } else {
-      for (size_t i = 0; i < k; ++i) out[i * stride] = 0.0f;
+  const bool write_now = k * kGatherShare >= s->size();
+  // Enough to walk the store for: written now, straight from the caller's
+  // columns (after anything staged before, in order); else staged.
+  if (write_now) Apply(s);
+  const auto take = [&](auto family, const auto& source) {
+    constexpr Family kFamily = decltype(family)::value;
+    if (write_now) {
+      WriteEntries<kFamily>(s, next_, next_ + k, source);
+      return;
     }
-  }
-  float* cats = rows + (stride - 1);
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t category = categories == nullptr ? 1u : categories[i];
-    std::memcpy(cats + i * stride, &category, sizeof(category));
-  }
+    constexpr size_t kCols = ColumnCount(kFamily);
+    float* row = rows_.data() + next_ * (kCols + 1);
+    for (size_t i = 0; i < k; ++i, row += kCols + 1) {
+      uint32_t category;
+      source.template Read<kCols>(next_ + i, row, &category);
+      std::memcpy(row + kCols, &category, sizeof(category));
+    }
+  };
+  Dispatch([&](auto family) {
+    const size_t ncols = ColumnCount(decltype(family)::value);
+    if (given == ncols) {
+      CallerColumns<false> source{{}, categories, next_};
+      std::copy(columns, columns + given, source.columns);
+      take(family, source);
+    } else {
+      CallerColumns<true> source{{}, categories, next_};
+      std::copy(columns, columns + given, source.columns);
+      take(family, source);
+    }
+  });
   next_ += k;
+  if (write_now) applied_ = next_;
   if (k < n) broken_ = true;
   return k;
 }
 
 void MoveOrder::Apply(Store* s) {
-  switch (family_) {
-    case Family::kBall2:
-      return ApplyAs<Family::kBall2>(s);
-    case Family::kRect:
-      return ApplyAs<Family::kRect>(s);
-    case Family::kRotatedRect:
-      return ApplyAs<Family::kRotatedRect>(s);
-    case Family::kBall3:
-      return ApplyAs<Family::kBall3>(s);
-    case Family::kBox:
-      return ApplyAs<Family::kBox>(s);
-  }
-}
-
-template <Family F>
-void MoveOrder::ApplyAs(Store* s) {
-  const size_t count = next_ - applied_;
-  if (count == 0) return;
-  constexpr size_t kCols = ColumnCount(F);
-  static_assert(kCols + 1 <= kMaxColumns + 1, "a row is columns + category");
-  const float* rows = rows_.data();
-  const auto write = [&](size_t slot, size_t j) {
-    const float* values = rows + j * (kCols + 1);
-    for (size_t c = 0; c < kCols; ++c) s->columns[c][slot] = values[c];
-    std::memcpy(&s->categories[slot], values + kCols, sizeof(uint32_t));
-    if constexpr (F == Family::kRotatedRect) {
-      s->boxes[slot] = BoundsOf(F, values);
-    } else {
-      s->boxes[slot] = BoundsAs<F>(values);
-    }
-  };
-  if (count * kGatherShare >= s->size()) {
-    const size_t n = std::min(s->size(), entry_of_.size());
-    const uint32_t* entry_of = entry_of_.data();
-    size_t first = n;
-    for (size_t slot = 0; slot < n; ++slot) {
-      // Entries outside [applied_, next_) (kNone included) wrap past count.
-      const size_t j = size_t{entry_of[slot]} - applied_;
-      if (j >= count) continue;
-      write(slot, j + applied_);
-      first = std::min(first, slot);
-    }
-    s->moved |= first < s->tree_size;
-  } else {
-    for (size_t j = applied_; j < next_; ++j) {
-      write(slots_[j], j);
-      s->moved |= slots_[j] < s->tree_size;
-    }
-  }
+  Dispatch([&](auto family) {
+    WriteEntries<decltype(family)::value>(s, applied_, next_,
+                                          StagedRows{rows_.data()});
+  });
   applied_ = next_;
 }
 

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,7 +62,8 @@ class MoveOrder {
   // Stages upserts i = 0.. of columns (`given` of the family's, the rest 0)
   // while ids[i] is the next entry of the order; returns how many. The
   // first one out of order ends staging for the tick, as in TryStage.
-  size_t StageColumns(size_t n, const uint64_t* ids,
+  // When they are many, they are written to `s` at once instead.
+  size_t StageColumns(Store* s, size_t n, const uint64_t* ids,
                       const float* const* columns, size_t given,
                       const uint32_t* categories);
 
@@ -82,8 +84,25 @@ class MoveOrder {
   static constexpr uint32_t kNone = ~uint32_t{0};
 
  private:
-  template <Family F>
-  void ApplyAs(Store* s);
+  template <Family F, typename Source>
+  void WriteEntries(Store* s, size_t begin, size_t end,
+                    const Source& source) const;
+  // Calls f(std::integral_constant<Family, family_>{}).
+  template <typename Fn>
+  void Dispatch(Fn&& f) const {
+    switch (family_) {
+      case Family::kBall2:
+        return f(std::integral_constant<Family, Family::kBall2>{});
+      case Family::kRect:
+        return f(std::integral_constant<Family, Family::kRect>{});
+      case Family::kRotatedRect:
+        return f(std::integral_constant<Family, Family::kRotatedRect>{});
+      case Family::kBall3:
+        return f(std::integral_constant<Family, Family::kBall3>{});
+      case Family::kBox:
+        return f(std::integral_constant<Family, Family::kBox>{});
+    }
+  }
   void IndexSlots(size_t store_size);
 
   Family family_;

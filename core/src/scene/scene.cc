@@ -299,7 +299,7 @@ void Scene::UpsertColumns(ShapeKind kind, size_t n, const uint64_t* ids,
   const size_t given = ColumnsOf(kind);  // points: the family's radius is 0
   impl_->staged = true;
   size_t i = impl_->moves[static_cast<int>(family)].StageColumns(
-      n, ids, columns, given, categories);
+      &impl_->store(family), n, ids, columns, given, categories);
   for (; i < n; ++i) {
     float values[scene::kMaxColumns] = {};
     for (size_t c = 0; c < given; ++c) values[c] = columns[c][i];
