@@ -132,6 +132,13 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   size_t next = 0;
   int64_t hits = 0;
   double answer_micros = 0;
+  double update_micros = 0;   // the scene's update (not the history's)
+  double queries_micros = 0;  // AnswerSceneQueries
+  const auto micros_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(
+               std::chrono::steady_clock::now() - t)
+        .count();
+  };
   // One tick, as SceneSession handles a message; false on a rejected one.
   const auto handle = [&]() -> bool {
     const auto iteration_start = std::chrono::steady_clock::now();
@@ -158,9 +165,14 @@ void BM_SceneReferenceTick(benchmark::State& state) {
     // As SceneSession: the history records the tick after the answer
     // unless a rewound query needs it first.
     const bool record_later = !wire::RecordUpdateFirst(*parsed, history);
-    wire::ApplySceneUpdate(parsed->update, &scene, &history, record_later);
+    const auto update_start = std::chrono::steady_clock::now();
+    wire::ApplyToScene(parsed->update, &scene);
+    update_micros += micros_since(update_start);
+    wire::ApplyToHistory(parsed->update, &history, record_later);
     tick = parsed->update.tick;
+    const auto queries_start = std::chrono::steady_clock::now();
     wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, response);
+    queries_micros += micros_since(queries_start);
     response->SerializeToString(&out);
     answer_micros += std::chrono::duration<double, std::micro>(
                          std::chrono::steady_clock::now() - iteration_start)
@@ -177,6 +189,8 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   }
   hits = 0;
   answer_micros = 0;
+  update_micros = 0;
+  queries_micros = 0;
   for (auto _ : state) {
     if (!handle()) return;
   }
@@ -184,6 +198,10 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   // time adds the history's recording after it, the CPU a tick costs.
   state.counters["answer_us"] =
       benchmark::Counter(answer_micros, benchmark::Counter::kAvgIterations);
+  state.counters["update_us"] =
+      benchmark::Counter(update_micros, benchmark::Counter::kAvgIterations);
+  state.counters["queries_us"] =
+      benchmark::Counter(queries_micros, benchmark::Counter::kAvgIterations);
   state.counters["history_MB"] =
       static_cast<double>(history.Stats().memory_bytes) / 1e6;
   state.counters["history_ticks"] =

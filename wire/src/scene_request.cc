@@ -495,6 +495,11 @@ bool RecordUpdateFirst(const ParsedSceneMessage& message,
 
 void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
                       SceneHistory* history, bool record_later) {
+  ApplyToScene(update, scene);
+  if (history != nullptr) ApplyToHistory(update, history, record_later);
+}
+
+void ApplyToScene(const ParsedSceneUpdate& update, Scene* scene) {
   if (!update.present) return;
   if (update.snapshot) scene->Clear();
   for (uint64_t id : update.removals) scene->Remove(id);
@@ -510,7 +515,11 @@ void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
                          g.categories.empty() ? nullptr : g.categories.data());
   }
   scene->Commit();
-  if (history == nullptr) return;
+}
+
+void ApplyToHistory(const ParsedSceneUpdate& update, SceneHistory* history,
+                    bool record_later) {
+  if (!update.present) return;
   if (update.snapshot) history->Clear();
   for (uint64_t id : update.removals) history->Remove(id);
   for (const SceneUpsert& e : update.upserts) {

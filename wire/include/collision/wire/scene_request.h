@@ -125,6 +125,11 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
 // sending the answer when RecordUpdateFirst() allows.
 void ApplySceneUpdate(const ParsedSceneUpdate& update, Scene* scene,
                       SceneHistory* history, bool record_later = false);
+// Its two halves: the scene's update (committed), and the history's
+// (staged, and committed unless `record_later`).
+void ApplyToScene(const ParsedSceneUpdate& update, Scene* scene);
+void ApplyToHistory(const ParsedSceneUpdate& update, SceneHistory* history,
+                    bool record_later);
 
 // Whether the message's update must be in the history before its queries
 // are answered: some rewound query needs the update's tick, or would be
