@@ -51,13 +51,15 @@ HWY_INLINE VF Dot(const VF* v) {
   return s;
 }
 
-// ClassifyBall() as two masks; disjoint is neither.
+// ClassifyBall() as two masks; disjoint is neither. A point strictly inside
+// has d2 == 0 == r2 (every axis's offset is 0 inside), so "d2 == r2 and a
+// point strictly inside" is just the latter: one mask operation fewer.
 HWY_INLINE void ClassifyBall(VF d2, VF r2, MF strictly_inside, MF& overlap,
                              MF& touch) {
   const DF d;
   const MF eq = hn::Eq(d2, r2);
   const MF point_inside = hn::And(hn::Eq(r2, hn::Zero(d)), strictly_inside);
-  overlap = hn::Or(hn::Lt(d2, r2), hn::And(eq, point_inside));
+  overlap = hn::Or(hn::Lt(d2, r2), point_inside);
   touch = hn::AndNot(point_inside, eq);
 }
 

@@ -96,11 +96,11 @@ HWY_INLINE void BallBox(const VF* c, VF r, const VF* lo, const VF* hi,
   if (!kSep) return;
   // A depth of 0 (c on a face) is a touch when r == 0, whose separation is
   // 0; with r > 0 both signs of the zero give -r.
+  // sqrt(d2) - r outside, minus_depth - r inside: the operand chosen
+  // first, then one subtraction (the same operation on the same values).
   const MF outside = hn::Lt(zero, minus_depth);
-  const VF outside_sep = hn::Sub(hn::Sqrt(d2), r);
-  const VF inside_sep = hn::Sub(minus_depth, r);
-  sep = hn::IfThenZeroElse(touch,
-                           hn::IfThenElse(outside, outside_sep, inside_sep));
+  const VF from = hn::IfThenElse(outside, hn::Sqrt(d2), minus_depth);
+  sep = hn::IfThenZeroElse(touch, hn::Sub(from, r));
 }
 
 // BallBall<N>.
