@@ -203,8 +203,17 @@ enum class IntersectMode {
   kBitsIncl,  // only hit_bits, inclusive boundary: the leanest loop
 };
 
+HWY_INLINE MF TouchHits(bool inclusive) {
+  const DF d;
+  return hn::FirstN(d, inclusive ? hn::Lanes(d) : 0);
+}
+
+// `touch_hits`: every lane when the boundary is inclusive (a touch is a
+// hit), none otherwise. A mask rather than a bool: the choice is then two
+// mask operations, where a branch on the bool made the compiler move both
+// masks to general registers and back each vector.
 template <class Kernel, bool kSep, IntersectMode kMode>
-HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
+HWY_INLINE MF IntersectStep(const float* const* in, size_t i, MF touch_hits,
                             uint8_t* hit, Relation* relation,
                             float* separation) {
   constexpr bool kHitIncl = kMode == IntersectMode::kBitsIncl;
@@ -226,7 +235,7 @@ HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
   VF sep = hn::Zero(d);
   Kernel::template Eval<kSep, kHitIncl>(x, overlap, touch, sep);
   if (kHitIncl) return overlap;
-  const MF h = inclusive ? hn::Or(overlap, touch) : overlap;
+  const MF h = hn::Or(overlap, hn::And(touch, touch_hits));
   if (hit != nullptr) StoreFlags(h, hit + i);
   if (relation != nullptr) StoreRelation(overlap, touch, relation + i);
   if (kSep) hn::StoreU(sep, d, separation + i);
@@ -249,8 +258,8 @@ HWY_NOINLINE void IntersectTail(const float* const* cols, size_t i, size_t rem,
   uint8_t hit_tail[kMaxLanes] = {};
   Relation relation_tail[kMaxLanes] = {};
   HWY_ALIGN float sep_tail[kMaxLanes] = {};
-  const MF h = IntersectStep<Kernel, kSep, kMode>(ptrs, 0, inclusive, hit_tail,
-                                                  relation_tail, sep_tail);
+  const MF h = IntersectStep<Kernel, kSep, kMode>(
+      ptrs, 0, TouchHits(inclusive), hit_tail, relation_tail, sep_tail);
   for (size_t j = 0; j < rem; ++j) {
     if (out.hit != nullptr) out.hit[i + j] = hit_tail[j];
     if (out.relation != nullptr) out.relation[i + j] = relation_tail[j];
@@ -288,9 +297,10 @@ HWY_NOINLINE void RunIntersectT(const float* const* in, size_t n,
   // A pointer of its own rather than hit_bits + i / 8: one general register
   // fewer in the loop (see IntersectTail).
   uint8_t* bits_out = hit_bits;
+  const MF touch_hits = TouchHits(inclusive);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const MF h = IntersectStep<Kernel, kSep, kMode>(cols, i, inclusive, hit,
+    const MF h = IntersectStep<Kernel, kSep, kMode>(cols, i, touch_hits, hit,
                                                     relation, separation);
     if (hit_bits != nullptr) {
       if (direct_bits) {
