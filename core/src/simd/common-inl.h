@@ -208,13 +208,14 @@ HWY_INLINE MF TouchHits(bool inclusive) {
   return hn::FirstN(d, inclusive ? hn::Lanes(d) : 0);
 }
 
-// `touch_hits`: every lane when the boundary is inclusive (a touch is a
-// hit), none otherwise. A mask rather than a bool: the choice is then two
-// mask operations, where a branch on the bool made the compiler move both
-// masks to general registers and back each vector.
+// Whether a touch is a hit (inclusive boundary), as a bool and as a mask of
+// every lane or none. On AVX-512 the mask: a branch on the bool made GCC
+// move both masks to general registers and back each vector, where the mask
+// costs a kand and a kor. Elsewhere masks are vectors and the branch is the
+// cheaper (measured).
 template <class Kernel, bool kSep, IntersectMode kMode>
-HWY_INLINE MF IntersectStep(const float* const* in, size_t i, MF touch_hits,
-                            uint8_t* hit, Relation* relation,
+HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
+                            MF touch_hits, uint8_t* hit, Relation* relation,
                             float* separation) {
   constexpr bool kHitIncl = kMode == IntersectMode::kBitsIncl;
   const DF d;
@@ -235,7 +236,13 @@ HWY_INLINE MF IntersectStep(const float* const* in, size_t i, MF touch_hits,
   VF sep = hn::Zero(d);
   Kernel::template Eval<kSep, kHitIncl>(x, overlap, touch, sep);
   if (kHitIncl) return overlap;
+#ifdef COLLISION_SIMD_MASK_BYTES
+  (void)inclusive;
   const MF h = hn::Or(overlap, hn::And(touch, touch_hits));
+#else
+  (void)touch_hits;
+  const MF h = inclusive ? hn::Or(overlap, touch) : overlap;
+#endif
   if (hit != nullptr) StoreFlags(h, hit + i);
   if (relation != nullptr) StoreRelation(overlap, touch, relation + i);
   if (kSep) hn::StoreU(sep, d, separation + i);
@@ -259,7 +266,8 @@ HWY_NOINLINE void IntersectTail(const float* const* cols, size_t i, size_t rem,
   Relation relation_tail[kMaxLanes] = {};
   HWY_ALIGN float sep_tail[kMaxLanes] = {};
   const MF h = IntersectStep<Kernel, kSep, kMode>(
-      ptrs, 0, TouchHits(inclusive), hit_tail, relation_tail, sep_tail);
+      ptrs, 0, inclusive, TouchHits(inclusive), hit_tail, relation_tail,
+      sep_tail);
   for (size_t j = 0; j < rem; ++j) {
     if (out.hit != nullptr) out.hit[i + j] = hit_tail[j];
     if (out.relation != nullptr) out.relation[i + j] = relation_tail[j];
@@ -300,8 +308,8 @@ HWY_NOINLINE void RunIntersectT(const float* const* in, size_t n,
   const MF touch_hits = TouchHits(inclusive);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const MF h = IntersectStep<Kernel, kSep, kMode>(cols, i, touch_hits, hit,
-                                                    relation, separation);
+    const MF h = IntersectStep<Kernel, kSep, kMode>(
+        cols, i, inclusive, touch_hits, hit, relation, separation);
     if (hit_bits != nullptr) {
       if (direct_bits) {
         hn::StoreMaskBits(d, h, bits_out);
