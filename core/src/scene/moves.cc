@@ -133,7 +133,7 @@ size_t MoveOrder::StageColumns(Store* s, size_t n, const uint64_t* ids,
   return k;
 }
 
-void MoveOrder::Apply(Store* s) {
+void MoveOrder::ApplyStaged(Store* s) {
   Dispatch([&](auto family) {
     WriteEntries<decltype(family)::value>(s, applied_, next_,
                                           StagedRows{rows_.data()});

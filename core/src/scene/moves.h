@@ -67,8 +67,11 @@ class MoveOrder {
                       const float* const* columns, size_t given,
                       const uint32_t* categories);
 
-  // Writes the upserts staged since the last Apply into the store.
-  void Apply(Store* s);
+  // Writes the upserts staged since the last Apply into the store (called
+  // before every upsert out of order: nothing to do is the common case).
+  void Apply(Store* s) {
+    if (applied_ != next_) ApplyStaged(s);
+  }
   // An upsert that went the hashed way, at its slot after it: the next
   // commit's order is the staged entries, then these.
   void Record(uint64_t id, uint32_t slot) { recorded_.emplace_back(id, slot); }
@@ -104,6 +107,7 @@ class MoveOrder {
     }
   }
   void IndexSlots(size_t store_size);
+  void ApplyStaged(Store* s);
 
   Family family_;
   size_t stride_;  // floats per staged row: the columns, then the category
