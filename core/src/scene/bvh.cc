@@ -7,18 +7,6 @@
 namespace collision {
 namespace scene {
 
-Aabb EmptyAabb() {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  return Aabb{{kInf, kInf, kInf}, {-kInf, -kInf, -kInf}};
-}
-
-void Grow(Aabb* box, const Aabb& other) {
-  for (int a = 0; a < 3; ++a) {
-    box->lo[a] = std::min(box->lo[a], other.lo[a]);
-    box->hi[a] = std::max(box->hi[a], other.hi[a]);
-  }
-}
-
 float HalfArea(const Aabb& box) {
   if (box.lo[0] > box.hi[0]) return 0.0f;
   const float x = box.hi[0] - box.lo[0];
