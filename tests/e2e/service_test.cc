@@ -470,18 +470,34 @@ TEST(Service, KeepaliveEnforcementClosesConnectionsThatPingTooOften) {
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
     args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     args.SetInt(GRPC_ARG_HTTP2_MIN_SENT_PING_INTERVAL_WITHOUT_DATA_MS, 10);
-    auto stub = v1::CollisionService::NewStub(grpc::CreateCustomChannel(
-        server->address(), grpc::InsecureChannelCredentials(), args));
-    for (int i = 0; i < 2; ++i) {
+    auto channel = grpc::CreateCustomChannel(
+        server->address(), grpc::InsecureChannelCredentials(), args);
+    auto stub = v1::CollisionService::NewStub(channel);
+    const auto call = [&] {
       grpc::ClientContext ctx;
       Deadline(&ctx);
       ctx.set_wait_for_ready(true);
       v1::IntersectResponse response;
-      ASSERT_TRUE(stub->Intersect(&ctx, SmallPairs(4), &response).ok());
-      // Idle while the client pings: gRPC spaces a client's pings at least
-      // 1 s apart, so 3.5 s gives 3 pings, past the server's 2 ping strikes.
-      if (i == 0) absl::SleepFor(absl::Milliseconds(3500));
+      return stub->Intersect(&ctx, SmallPairs(4), &response).ok();
+    };
+    ASSERT_TRUE(call());
+    ASSERT_EQ(channel->GetState(false), GRPC_CHANNEL_READY);
+    // Idle while the client pings: gRPC spaces a client's pings at least
+    // 1 s apart, so the third (past the server's two ping strikes) comes
+    // after 2-3 s, later under TSan. Enforced: wait for the GOAWAY to move
+    // the channel out of READY (bounded); permissive: nothing may happen in
+    // 3.5 s, three pings' time.
+    if (enforce) {
+      EXPECT_TRUE(channel->WaitForStateChange(
+          GRPC_CHANNEL_READY,
+          std::chrono::system_clock::now() + std::chrono::seconds(30)))
+          << "still on the first connection after 30 s of pings";
+    } else {
+      EXPECT_FALSE(channel->WaitForStateChange(
+          GRPC_CHANNEL_READY,
+          std::chrono::system_clock::now() + std::chrono::milliseconds(3500)));
     }
+    ASSERT_TRUE(call());
     EXPECT_EQ(peers.distinct(), enforce ? 2u : 1u);
   }
 }
