@@ -512,6 +512,97 @@ TEST(SceneHistory, QuarterTurnsStayExactAndOppositeTurnsGoCounterClockwise) {
   EXPECT_EQ(OverlapIds(h, {2, 0.0f}, Vec2{-3, -1}).size(), 1u);
 }
 
+// Row i of shape `s`'s kind columns (Scene::UpsertColumns's layout).
+std::vector<float> KindColumns(const Shape& s) {
+  if (const auto* p = std::get_if<Vec2>(&s)) return {p->x, p->y};
+  if (const auto* c = std::get_if<Circle>(&s)) {
+    return {c->center.x, c->center.y, c->radius};
+  }
+  if (const auto* r = std::get_if<Rect>(&s)) {
+    return {r->min.x, r->min.y, r->max.x, r->max.y};
+  }
+  if (const auto* r = std::get_if<RotatedRect>(&s)) {
+    return {r->size.x,     r->size.y,     r->pivot.x,      r->pivot.y,
+            r->position.x, r->position.y, r->rotation.cos, r->rotation.sin};
+  }
+  if (const auto* p = std::get_if<Vec3>(&s)) return {p->x, p->y, p->z};
+  if (const auto* c = std::get_if<Sphere>(&s)) {
+    return {c->center.x, c->center.y, c->center.z, c->radius};
+  }
+  const Box& b = std::get<Box>(s);
+  return {b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z};
+}
+
+// A history fed by UpsertColumns (one group per kind and tick) answers
+// exactly as one fed the same upserts one by one.
+void RunHistoryColumnsAgainstEach(uint32_t seed, Mix mix) {
+  Generator g(seed, mix);
+  const bool flat = mix != Mix::k3D;
+  const SceneDimension dim = flat ? SceneDimension::k2D : SceneDimension::k3D;
+  SceneHistory each(dim, 16);
+  SceneHistory columns(dim, 16);
+  std::map<uint64_t, bool> alive;
+  for (uint64_t tick = 1; tick <= 40; ++tick) {
+    std::map<ShapeKind, std::vector<std::pair<uint64_t, Shape>>> groups;
+    std::map<ShapeKind, std::vector<uint32_t>> cats;
+    for (uint64_t id = 1; id <= 120; ++id) {
+      if (tick > 1 && !g.Chance(0.4)) continue;
+      if (alive[id] && g.Chance(0.05)) {
+        each.Remove(id);
+        columns.Remove(id);
+        alive[id] = false;
+        continue;
+      }
+      const Shape s = g.EntityShape();
+      const uint32_t cat = g.Category();
+      each.Upsert(id, s, cat);
+      groups[KindOf(s)].emplace_back(id, s);
+      cats[KindOf(s)].push_back(cat);
+      alive[id] = true;
+    }
+    for (const auto& [kind, rows] : groups) {
+      std::vector<uint64_t> ids;
+      std::vector<std::vector<float>> cols(ColumnsOf(kind));
+      for (const auto& [id, shape] : rows) {
+        ids.push_back(id);
+        const std::vector<float> v = KindColumns(shape);
+        for (size_t c = 0; c < v.size(); ++c) cols[c].push_back(v[c]);
+      }
+      std::vector<const float*> pointers;
+      for (const auto& c : cols) pointers.push_back(c.data());
+      const bool given = g.Chance(0.5);
+      const bool all_one = std::all_of(cats[kind].begin(), cats[kind].end(),
+                                       [](uint32_t c) { return c == 1; });
+      columns.UpsertColumns(kind, ids.size(), ids.data(), pointers.data(),
+                            given || !all_one ? cats[kind].data() : nullptr);
+    }
+    each.Commit(tick);
+    columns.Commit(tick);
+    for (int q = 0; q < 10; ++q) {
+      const SceneMoment at{
+          static_cast<uint64_t>(
+              g.Int(static_cast<int>(each.oldest()), static_cast<int>(tick))),
+          g.Chance(0.5) ? 0.0f : 0.5f};
+      const Shape all =
+          flat ? Shape{Circle{{0, 0}, 100}} : Shape{Sphere{{0, 0, 0}, 100}};
+      std::vector<OverlapHit> want, got;
+      each.Overlap(at, all, Boundary::kInclusive, {}, 100000, &want);
+      columns.Overlap(at, all, Boundary::kInclusive, {}, 100000, &got);
+      ExpectSameOverlap(
+          got, want,
+          "seed " + std::to_string(seed) + " tick " + std::to_string(tick));
+    }
+  }
+}
+
+TEST(SceneHistory, UpsertColumnsIsUpsertRowByRow) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    RunHistoryColumnsAgainstEach(seed, Mix::kAll2D);
+    RunHistoryColumnsAgainstEach(seed, Mix::kBallsAndRects);
+    RunHistoryColumnsAgainstEach(seed, Mix::k3D);
+  }
+}
+
 TEST(SceneHistory, MemoryGrowsWithChangesOnly) {
   SceneHistory h(SceneDimension::k2D, 64);
   for (uint64_t id = 0; id < 1000; ++id) {

@@ -526,9 +526,13 @@ void ApplyToHistory(const ParsedSceneUpdate& update, SceneHistory* history,
     history->Upsert(e.id, e.shape, e.category);
   }
   for (const SceneColumnUpserts& g : update.column_upserts) {
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      history->Upsert(g.ids[i], g.shape(i), g.category(i));
+    const float* columns[8];
+    for (std::size_t c = 0; c < g.columns.size(); ++c) {
+      columns[c] = g.columns[c].data();
     }
+    history->UpsertColumns(
+        g.kind, g.size(), g.ids.data(), columns,
+        g.categories.empty() ? nullptr : g.categories.data());
   }
   if (!record_later) history->Commit(update.tick);
 }

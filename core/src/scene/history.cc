@@ -136,6 +136,28 @@ void SceneHistory::Upsert(uint64_t id, const Shape& shape, uint32_t category) {
   s.pose.alive = true;
 }
 
+void SceneHistory::UpsertColumns(ShapeKind kind, size_t n, const uint64_t* ids,
+                                 const float* const* columns,
+                                 const uint32_t* categories) {
+  assert(Is3D(kind) == (impl_->dimension == SceneDimension::k3D));
+  const size_t given = ColumnsOf(kind);
+  const Family family = scene::FamilyOf(kind);
+  const size_t first = impl_->staged.size();
+  impl_->staged.resize(first + n);
+  Impl::Staged* out = impl_->staged.data() + first;
+  // Column by column into the staged poses (a point's radius stays 0).
+  for (size_t c = 0; c < given; ++c) {
+    const float* in = columns[c];
+    for (size_t i = 0; i < n; ++i) out[i].pose.values[c] = in[i];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    out[i].id = ids[i];
+    out[i].pose.family = family;
+    out[i].pose.category = categories == nullptr ? 1u : categories[i];
+    out[i].pose.alive = true;
+  }
+}
+
 void SceneHistory::Remove(uint64_t id) { impl_->staged.emplace_back().id = id; }
 
 void SceneHistory::Clear() {

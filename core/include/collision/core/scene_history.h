@@ -90,6 +90,9 @@ class SceneHistory {
 
   // Staged like Scene's, visible at Commit(tick); tick > latest().
   void Upsert(uint64_t id, const Shape& shape, uint32_t category);
+  // The columnar form, as Scene::UpsertColumns (the same columns).
+  void UpsertColumns(ShapeKind kind, size_t n, const uint64_t* ids,
+                     const float* const* columns, const uint32_t* categories);
   void Remove(uint64_t id);
   void Clear();
   void Commit(uint64_t tick);
