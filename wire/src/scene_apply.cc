@@ -11,6 +11,20 @@
 #include "collision/wire/scene_request.h"
 
 namespace collision::wire {
+namespace {
+
+// One group of columns into a Scene or a SceneHistory (the same call).
+template <typename Target>
+void UpsertGroup(const SceneColumnUpserts& g, Target* target) {
+  const float* columns[8];
+  for (std::size_t c = 0; c < g.columns.size(); ++c) {
+    columns[c] = g.columns[c].data();
+  }
+  target->UpsertColumns(g.kind, g.size(), g.ids.data(), columns,
+                        g.categories.empty() ? nullptr : g.categories.data());
+}
+
+}  // namespace
 
 bool RecordUpdateFirst(const ParsedSceneMessage& message,
                        const SceneHistory& history) {
@@ -39,12 +53,7 @@ void ApplyToScene(const ParsedSceneUpdate& update, Scene* scene) {
     scene->Upsert(e.id, e.shape, e.category);
   }
   for (const SceneColumnUpserts& g : update.column_upserts) {
-    const float* columns[8];
-    for (std::size_t c = 0; c < g.columns.size(); ++c) {
-      columns[c] = g.columns[c].data();
-    }
-    scene->UpsertColumns(g.kind, g.size(), g.ids.data(), columns,
-                         g.categories.empty() ? nullptr : g.categories.data());
+    UpsertGroup(g, scene);
   }
   scene->Commit();
 }
@@ -58,13 +67,7 @@ void ApplyToHistory(const ParsedSceneUpdate& update, SceneHistory* history,
     history->Upsert(e.id, e.shape, e.category);
   }
   for (const SceneColumnUpserts& g : update.column_upserts) {
-    const float* columns[8];
-    for (std::size_t c = 0; c < g.columns.size(); ++c) {
-      columns[c] = g.columns[c].data();
-    }
-    history->UpsertColumns(
-        g.kind, g.size(), g.ids.data(), columns,
-        g.categories.empty() ? nullptr : g.categories.data());
+    UpsertGroup(g, history);
   }
   if (!record_later) history->Commit(update.tick);
 }
