@@ -111,8 +111,11 @@ Ticks MakeTicks(bool columns, int ticks, int moving_every, bool rewind) {
   return out;
 }
 
+// `idle_ms`: the thread sleeps that long before each tick (untimed), as a
+// server at 64 ticks per second idles between messages; 0: back to back.
 void BM_SceneReferenceTick(benchmark::State& state) {
   const bool columns = state.range(0) != 0;
+  const int idle_ms = static_cast<int>(state.range(3));
   constexpr int kTicks = 64;
   const bool rewind = state.range(2) != 0;
   const Ticks ticks =
@@ -192,6 +195,11 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   update_micros = 0;
   queries_micros = 0;
   for (auto _ : state) {
+    if (idle_ms > 0) {
+      state.PauseTiming();
+      std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
+      state.ResumeTiming();
+    }
     if (!handle()) return;
   }
   // The time a caller waits for (the answer encoded); the benchmark's own
@@ -213,11 +221,20 @@ void BM_SceneReferenceTick(benchmark::State& state) {
       static_cast<double>(hits), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_SceneReferenceTick)
-    ->ArgNames({"columns", "moving_every", "rewind"})
-    ->Args({1, 1, 0})
-    ->Args({0, 1, 0})
-    ->Args({1, 10, 0})
-    ->Args({1, 1, 1})
+    ->ArgNames({"columns", "moving_every", "rewind", "idle_ms"})
+    ->Args({1, 1, 0, 0})
+    ->Args({0, 1, 0, 0})
+    ->Args({1, 10, 0, 0})
+    ->Args({1, 1, 1, 0})
+    ->Unit(benchmark::kMicrosecond);
+// The same code with the pauses of a 64 Hz match between ticks: what a tick
+// costs on a core that has been idle (on this VM it is not the same; see
+// docs/scenes.md). 256 ticks, 4 s, whatever --benchmark_min_time.
+BENCHMARK(BM_SceneReferenceTick)
+    ->ArgNames({"columns", "moving_every", "rewind", "idle_ms"})
+    ->Args({1, 1, 0, 15})
+    ->Args({1, 1, 1, 15})
+    ->Iterations(256)
     ->Unit(benchmark::kMicrosecond);
 
 // The same ticks over gRPC on loopback to a server in this process: the
@@ -226,16 +243,25 @@ BENCHMARK(BM_SceneReferenceTick)
 // when the previous is answered), as a game server waits for its hits;
 // `paced`: at 64 ticks per second, as a match runs (else back to back,
 // which also waits for whatever the server does after each answer).
+// `floor`: every request carries its tick number alone (no changes, no
+// queries): the round trip of the stream itself, what this machine adds to
+// any tick.
 void BM_SceneReferenceTickLoopback(benchmark::State& state) {
   const bool paced = state.range(3) != 0;
+  const bool floor = state.range(4) != 0;
   const bool columns = state.range(0) != 0;
   constexpr int kTicks = 64;
   const Ticks ticks = MakeTicks(
       columns, kTicks, static_cast<int>(state.range(1)), state.range(2) != 0);
   std::vector<v1::SceneRequest> requests(kTicks);
   for (int t = 0; t < kTicks; ++t) {
-    requests[static_cast<size_t>(t)].ParseFromString(
-        ticks.requests[static_cast<size_t>(t)]);
+    v1::SceneRequest& request = requests[static_cast<size_t>(t)];
+    request.ParseFromString(ticks.requests[static_cast<size_t>(t)]);
+    if (floor) {
+      request.mutable_update()->clear_upsert_columns();
+      request.mutable_update()->clear_upserts();
+      request.clear_queries();
+    }
   }
   ServerOptions options;
   options.address = "127.0.0.1:0";
@@ -309,18 +335,20 @@ void BM_SceneReferenceTickLoopback(benchmark::State& state) {
   (*server)->Shutdown(absl::Seconds(5));
 }
 BENCHMARK(BM_SceneReferenceTickLoopback)
-    ->ArgNames({"columns", "moving_every", "rewind", "paced"})
-    ->Args({1, 1, 0, 0})
-    ->Args({0, 1, 0, 0})
-    ->Args({1, 10, 0, 0})
-    ->Args({1, 1, 1, 0})
+    ->ArgNames({"columns", "moving_every", "rewind", "paced", "floor"})
+    ->Args({1, 1, 0, 0, 0})
+    ->Args({0, 1, 0, 0, 0})
+    ->Args({1, 10, 0, 0, 0})
+    ->Args({1, 1, 1, 0, 0})
+    ->Args({1, 1, 0, 0, 1})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Paced: 12 passes of 64 ticks (12 s each), whatever --benchmark_min_time.
 BENCHMARK(BM_SceneReferenceTickLoopback)
-    ->ArgNames({"columns", "moving_every", "rewind", "paced"})
-    ->Args({1, 1, 0, 1})
-    ->Args({1, 1, 1, 1})
+    ->ArgNames({"columns", "moving_every", "rewind", "paced", "floor"})
+    ->Args({1, 1, 0, 1, 0})
+    ->Args({1, 1, 1, 1, 0})
+    ->Args({1, 1, 0, 1, 1})
     ->Iterations(12 * 64)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
