@@ -134,14 +134,6 @@ HWY_INLINE void StoreFlags(MF m, uint8_t* p) {
   hn::StoreU(hn::DemoteTo(du8, v), du8, p);
 }
 
-// Byte j of the result = bit j of b (b < 256): the 8 bits copied into every
-// byte, byte j keeps bit j, then bit 7 of each byte is set iff it is nonzero
-// (no carry crosses a byte: 0x80 + 0x7F = 0xFF).
-HWY_INLINE uint64_t SpreadBitsToBytes(uint64_t b) {
-  const uint64_t picked = (b * 0x0101010101010101ull) & 0x8040201008040201ull;
-  return ((picked + 0x7F7F7F7F7F7F7F7Full) >> 7) & 0x0101010101010101ull;
-}
-
 HWY_INLINE void StoreRelation(MF overlap, MF touch, Relation* p) {
 #ifdef COLLISION_SIMD_MASK_BYTES
   static_assert(static_cast<int>(Relation::kOverlapping) == 2 &&
@@ -153,18 +145,11 @@ HWY_INLINE void StoreRelation(MF overlap, MF touch, Relation* p) {
                    _mm_mask_mov_epi8(touching, overlap.raw, _mm_set1_epi8(2)));
   return;
 #endif
-#if HWY_ARCH_X86
-  // With 8 lanes (AVX2), from the masks' bits in general registers: the
-  // vector form below (select, then narrow 32 to 8 bits: pack, permute, pack)
-  // is 6 more ops on the vector pipes that bound the full-result kernels,
-  // where the integer units are idle. Little-endian, hence x86 only.
-  if (hn::Lanes(DF()) == 8) {
-    const uint64_t rel = (SpreadBitsToBytes(MaskBits(overlap)) << 1) |
-                         SpreadBitsToBytes(MaskBits(touch));
-    hwy::CopyBytes<8>(&rel, p);
-    return;
-  }
-#endif
+  // A select, then 32 to 8 bits (pack, permute, pack), on every target
+  // without mask registers. On AVX2 the masks' bits spread to bytes in
+  // general registers (20 scalar instructions per 8 pairs) was the faster
+  // form on Zen 1's half-width vector pipes; on full-width ones (Zen 5
+  // measured) this form makes the full-result kernels 17-27% faster.
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint8_t, DF> du8;
   const auto v = hn::IfThenElse(
