@@ -57,6 +57,10 @@ ABSL_FLAG(int64_t, max_in_flight_bytes, int64_t{64} << 20,
 ABSL_FLAG(int, max_concurrent_streams, 100,
           "streams one connection may have open at once (HTTP/2 "
           "SETTINGS_MAX_CONCURRENT_STREAMS)");
+ABSL_FLAG(int, max_connections, -1,
+          "connections the main port keeps open at once; one more is refused "
+          "(GOAWAY) while the others go on. -1: the open-file limit less 256; "
+          "0: no limit. Plaintext ports only (with TLS, leave it at -1)");
 ABSL_FLAG(int64_t, transport_memory_bytes, int64_t{256} << 20,
           "memory gRPC's transport may hold over all connections (read "
           "buffers, messages still arriving, call state); past it idle "
@@ -236,6 +240,7 @@ int main(int argc, char** argv) {
   options.service.max_in_flight_per_connection =
       absl::GetFlag(FLAGS_max_in_flight_per_connection);
   options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
   options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
   options.service.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
   options.memory_limit_bytes = absl::GetFlag(FLAGS_memory_limit_bytes);
@@ -269,6 +274,7 @@ int main(int argc, char** argv) {
       " transport_memory_bytes=", options.transport_memory_bytes,
       " memory_limit_bytes=", options.memory_limit_bytes,
       " max_concurrent_streams=", options.max_concurrent_streams,
+      " max_connections=", (*server)->max_connections(),
       " max_scenes=", options.service.scenes.max_scenes,
       " scene_max_history_ticks=", options.service.scenes.max_history_ticks,
       " scene_history_bytes=", options.service.scenes.history_bytes,

@@ -246,6 +246,7 @@ class NullMetrics final : public Metrics {
   void PairsProcessed(const std::string&, uint64_t) override {}
   void Rejected(const std::string&) override {}
   void SetInFlight(int64_t) override {}
+  void SetConnections(int64_t) override {}
   void ScenesChanged(int64_t, int64_t) override {}
   void SceneQueries(const std::string&, uint64_t) override {}
   void SceneMessageHandled(double) override {}
@@ -290,6 +291,12 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
                        .Help("Requests being computed right now.")
                        .Register(*registry_)
                        .Add({})),
+        connections_(prometheus::BuildGauge()
+                         .Name("collision_connections")
+                         .Help("Connections open on the main port (counted "
+                               "when it is plaintext: --max_connections).")
+                         .Register(*registry_)
+                         .Add({})),
         scenes_(prometheus::BuildGauge()
                     .Name("collision_scenes_open")
                     .Help("Scenes (SceneService.Session streams) open.")
@@ -457,6 +464,10 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     in_flight_.Set(static_cast<double>(in_flight));
   }
 
+  void SetConnections(int64_t open) override {
+    connections_.Set(static_cast<double>(open));
+  }
+
   void ScenesChanged(int64_t scenes_delta, int64_t entities_delta) override {
     scenes_.Increment(static_cast<double>(scenes_delta));
     scene_entities_.Increment(static_cast<double>(entities_delta));
@@ -544,6 +555,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   prometheus::Family<prometheus::Counter>& pairs_;
   prometheus::Family<prometheus::Counter>& rejected_;
   prometheus::Gauge& in_flight_;
+  prometheus::Gauge& connections_;
   prometheus::Gauge& scenes_;
   prometheus::Gauge& scene_entities_;
   prometheus::Family<prometheus::Counter>& scene_queries_;

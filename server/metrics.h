@@ -45,10 +45,13 @@ class Metrics {
   virtual void PairsProcessed(const std::string& kind, uint64_t count) = 0;
   // A request rejected before compute, by reason: "invalid_argument",
   // "overloaded", "deadline", "cancelled", "no_message" (a unary call that
-  // ended without its request), "unauthenticated", "metadata_too_large".
+  // ended without its request), "unauthenticated", "metadata_too_large",
+  // "connection_limit" (a connection refused, see ConnectionGate).
   virtual void Rejected(const std::string& reason) = 0;
   // Requests being computed right now.
   virtual void SetInFlight(int64_t in_flight) = 0;
+  // Connections open on the main port, as counted by ConnectionGate.
+  virtual void SetConnections(int64_t open) = 0;
   // Scenes (SceneService.Session streams with a scene) opened (+1) or
   // closed (-1), and the change in their total entity count.
   virtual void ScenesChanged(int64_t scenes_delta, int64_t entities_delta) = 0;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <netdb.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -66,6 +67,19 @@ std::string WhyCannotListen(const std::string& address, bool reuseport) {
   }
   freeaddrinfo(found);
   return why;
+}
+
+// The process's open-file limit less what the rest of the server needs
+// (gRPC's own descriptors, the metrics and health ports, logs).
+int DefaultMaxConnections() {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) {
+    return 1 << 20;
+  }
+  const int64_t limit = static_cast<int64_t>(
+      std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
+  return static_cast<int>(
+      std::max<int64_t>(16, limit - ServerOptions::kFilesKeptBack));
 }
 
 // Resident memory of this process (from /proc/self/statm), 0 if unknown.
@@ -214,7 +228,24 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   server->service_ = std::make_unique<CollisionServiceImpl>(
       service_options, server->metrics_.get());
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.address, *credentials, &server->port_);
+  const bool plaintext = options.tls.cert_chain_file.empty();
+  if (options.max_connections > 0 && !plaintext) {
+    return absl::InvalidArgumentError(
+        "max_connections needs a plaintext port: gRPC 1.51 takes connections "
+        "from this server only without TLS (terminate TLS in front of it, "
+        "or leave max_connections at -1)");
+  }
+  if (options.max_connections != 0 && plaintext) {
+    auto gate = ConnectionGate::Listen(options.address, options.allow_reuseport);
+    if (!gate.ok()) return gate.status();
+    server->gate_ = *std::move(gate);
+    server->port_ = server->gate_->port();
+    server->max_connections_ = options.max_connections > 0
+                                   ? options.max_connections
+                                   : DefaultMaxConnections();
+  } else {
+    builder.AddListeningPort(options.address, *credentials, &server->port_);
+  }
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
                              options.allow_reuseport ? 1 : 0);
   builder.SetMaxReceiveMessageSize(server->max_receive_message_bytes_);
@@ -264,6 +295,10 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     return absl::UnavailableError(absl::StrCat(
         "cannot listen on ", options.address, ": ",
         WhyCannotListen(options.address, options.allow_reuseport)));
+  }
+  if (server->gate_ != nullptr) {
+    server->gate_->Start(server->server_.get(), server->max_connections_,
+                         server->metrics_.get());
   }
   const std::string host =
       options.address.substr(0, options.address.rfind(':'));
@@ -364,6 +399,8 @@ void CollisionServer::SetServing(bool serving) {
 
 void CollisionServer::Shutdown(absl::Duration deadline) {
   if (server_ == nullptr) return;
+  // No new connection from here on; the open ones get GOAWAY below.
+  if (gate_ != nullptr) gate_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoMilliseconds(deadline));
   // After the main port: probes see NOT_SERVING until the calls are done.

@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
+#include "server/connection_gate.h"
 #include "server/metrics.h"
 #include "server/scene_session.h"
 #include "server/service.h"
@@ -47,6 +48,14 @@ struct ServerOptions {
   // (RESOURCE_EXHAUSTED "Buffers full"): the bound on what half-sent
   // messages and piles of open streams can take. 0: no quota.
   int64_t transport_memory_bytes = int64_t{256} << 20;
+  // Connections the main port keeps open at once; one more is refused
+  // (HTTP/2 GOAWAY, REFUSED_STREAM) while the others go on. -1: the
+  // process's open-file limit less kFilesKeptBack, at least 16. 0: no
+  // limit (gRPC's own listener, which stops accepting for good once
+  // descriptors run out: the server then exits for a restart). Only on a
+  // plaintext port: with TLS, gRPC 1.51 keeps the listener (as with 0).
+  int max_connections = -1;
+  static constexpr int kFilesKeptBack = 256;
   // gRPC turns SO_REUSEPORT on by default, which lets a second server share a
   // busy port silently; off unless asked for.
   bool allow_reuseport = false;
@@ -107,6 +116,9 @@ class CollisionServer {
   ~CollisionServer();
 
   int port() const { return port_; }
+  // Connections the main port keeps open at once; 0: not bounded (TLS, or
+  // --max_connections=0).
+  int max_connections() const { return max_connections_; }
   // Port of the /metrics endpoint, 0 when metrics are off.
   int metrics_port() const { return metrics_port_; }
   // Port of the health-only listener, 0 when it is off.
@@ -163,6 +175,10 @@ class CollisionServer {
   bool reflection_ = false;
   std::atomic<bool> failed_{false};
   std::atomic<bool> watch_stop_{false};
+  // The main port's listener when it is plaintext and connections are
+  // bounded (else gRPC's own).
+  std::unique_ptr<ConnectionGate> gate_;
+  int max_connections_ = 0;  // what the gate enforces
   std::thread watch_;
   std::array<int, 4> reserve_fds_{-1, -1, -1, -1};
 };

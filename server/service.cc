@@ -9,6 +9,7 @@
 #include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
+#include "server/connection_gate.h"
 #include "server/stream_reactor.h"
 
 namespace collision::server {
@@ -189,7 +190,7 @@ grpc::Status CollisionServiceImpl::Authenticate(
   const auto it = metadata.find("authorization");
   if (it == metadata.end()) {
     metrics_->Rejected("unauthenticated");
-    auth_log_.Note("missing_token", context->peer());
+    auth_log_.Note("missing_token", PeerName(context->peer()));
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "missing bearer token: send the metadata "
                         "`authorization: Bearer <token>`");
@@ -197,7 +198,7 @@ grpc::Status CollisionServiceImpl::Authenticate(
   if (!options_.tokens->Accepts(
           absl::string_view(it->second.data(), it->second.size()))) {
     metrics_->Rejected("unauthenticated");
-    auth_log_.Note("invalid_token", context->peer());
+    auth_log_.Note("invalid_token", PeerName(context->peer()));
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "invalid bearer token");
   }
@@ -242,7 +243,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
         context_(context),
         method_(method),
         start_(absl::Now()),
-        slot_(service, context->peer()) {
+        slot_(service, PeerName(context->peer())) {
     service_->metrics_->CallStarted(method_, kUnary);
   }
 

@@ -39,6 +39,7 @@
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
+#include "server/connection_gate.h"
 #include "server/raw_messages.h"
 #include "server/service.h"
 #include "server/status.h"
@@ -370,7 +371,7 @@ class StreamReactor final
   grpc::ByteBuffer response_bytes_;
   std::unique_ptr<Call> call_;  // the message being handled
   // The in-flight slot of the message in hand.
-  CollisionServiceImpl::Slot slot_{service_, context_->peer()};
+  CollisionServiceImpl::Slot slot_{service_, PeerName(context_->peer())};
   // The reactor is deleted when OnDone, the age timer and any worker
   // computing a message have all let go.
   std::atomic<int> refs_{1};

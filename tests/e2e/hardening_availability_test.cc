@@ -220,9 +220,67 @@ TEST_F(Hardening, CallsThatEndBeforeTheirMessageAreCountedForWhatTheyAre) {
   ExpectServesAnHonestCaller();
 }
 
+TEST_F(Hardening, ConnectionsBeyondTheLimitAreRefusedAndTheOthersGoOn) {
+  // 64 descriptors, at most 16 connections: without the limit the flood
+  // below runs the process out of descriptors (the test after this one).
+  ASSERT_NO_FATAL_FAILURE(StartServer(
+      {"--metrics_address=127.0.0.1:0", "--max_connections=16"}, 64));
+  ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
+  constexpr int kFlood = 80;
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  honest_->Start();
+  for (int i = 0; i < kFlood; ++i) {
+    flood.push_back(std::make_unique<RawConnection>(server_->port()));
+    ASSERT_TRUE(flood.back()->connected());
+  }
+  // The honest caller's connection and at most 15 of the flood are kept;
+  // every other one is refused.
+  EXPECT_TRUE(MetricReaches(
+      "collision_rejected_total{reason=\"connection_limit\"}", kFlood - 15))
+      << server_->log();
+  EXPECT_EQ(Metric("collision_connections"), 16);
+  // A gRPC client that connects now is refused: gRPC 1.51 takes the GOAWAY
+  // (REFUSED_STREAM) as a lost connection and tries again with backoff, so
+  // the call fails at its deadline (or UNAVAILABLE), never answered; behind
+  // round_robin it would go to another replica.
+  {
+    auto stub = v1::CollisionService::NewStub(grpc::CreateCustomChannel(
+        server_->target(), grpc::InsecureChannelCredentials(),
+        FreshConnection()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(2));
+    v1::IntersectResponse response;
+    const grpc::Status s =
+        stub->Intersect(&context, v1::IntersectRequest(), &response);
+    EXPECT_TRUE(s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+                s.error_code() == grpc::StatusCode::UNAVAILABLE)
+        << s.error_code() << " " << s.error_message();
+  }
+  // The last one (accepted after the others filled the limit) hears why.
+  const Ending refused = flood.back()->ReadUntilClosed();
+  EXPECT_TRUE(refused.goaway) << "closed " << refused.closed;
+  EXPECT_TRUE(refused.closed || refused.goaway);
+  // The kept connections go on: the honest caller on its own.
+  ASSERT_NO_FATAL_FAILURE(ExpectHonestCallerServed(
+      "80 connections against --max_connections=16", honest_->Stop(),
+      Shedding::kNever));
+  // Once the flood is gone, new connections are taken again.
+  flood.clear();
+  const absl::Time until = absl::Now() + absl::Seconds(30);
+  while (Metric("collision_connections") > 2 && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_LE(Metric("collision_connections"), 2);
+  ASSERT_NO_FATAL_FAILURE(ExpectServesAnHonestCaller());
+  EXPECT_THAT(server_->log(), ::testing::Not(HasSubstr("stopped accepting")));
+}
+
 TEST_F(Hardening, AListenerOutOfFileDescriptorsMakesTheServerExitForARestart) {
-  // 64 descriptors: gRPC's own take ~20; the rest go to connections.
-  ASSERT_NO_FATAL_FAILURE(StartServer({"--drain_grace=0s"}, 64));
+  // 64 descriptors: gRPC's own take ~20; the rest go to connections. With
+  // no connection limit, gRPC's own listener (as with TLS).
+  ASSERT_NO_FATAL_FAILURE(
+      StartServer({"--drain_grace=0s", "--max_connections=0"}, 64));
   std::vector<std::unique_ptr<RawConnection>> connections;
   for (int i = 0; i < 80; ++i) {
     connections.push_back(std::make_unique<RawConnection>(server_->port()));

@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "server/connection_gate.h"
 #include "server/server.h"
 #include "tests/util/http_get.h"
 #include "tests/util/local_server.h"
@@ -385,7 +386,9 @@ class PeerLog {
  public:
   void Record(grpc::CallbackServerContext* c) {
     std::lock_guard<std::mutex> lock(mu_);
-    peers_.insert(c->peer());
+    // By address: gRPC names a connection the server accepted itself
+    // "fd:N", and a new connection may get a closed one's descriptor.
+    peers_.insert(server::PeerName(c->peer()));
   }
   std::size_t distinct() {
     std::lock_guard<std::mutex> lock(mu_);

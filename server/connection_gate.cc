@@ -1,0 +1,368 @@
+#include "server/connection_gate.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "grpcpp/server_posix.h"
+
+namespace collision::server {
+
+namespace {
+
+// How often a full pass over the open connections may run while a flood of
+// connections finds the limit reached (each pass is an fstat apiece).
+constexpr absl::Duration kPurgeEvery = absl::Milliseconds(10);
+// How long a refused connection may take to read its GOAWAY, and how many
+// may wait at once (past it, refused ones are closed at once).
+constexpr absl::Duration kLinger = absl::Seconds(1);
+constexpr size_t kMaxClosing = 256;
+// After running out of descriptors, the listeners rest this long (the
+// backlog would make poll() return at once, forever).
+constexpr absl::Duration kStarvedRest = absl::Milliseconds(10);
+
+std::string HttpFrame(uint8_t type, const std::string& payload) {
+  const size_t n = payload.size();
+  std::string frame = {static_cast<char>((n >> 16) & 0xFF),
+                       static_cast<char>((n >> 8) & 0xFF),
+                       static_cast<char>(n & 0xFF),
+                       static_cast<char>(type),
+                       0,
+                       0,
+                       0,
+                       0,
+                       0};
+  return frame + payload;
+}
+
+// The server's side of an HTTP/2 connection that it refuses: its (empty)
+// SETTINGS, then GOAWAY with no stream processed and REFUSED_STREAM, which
+// gRPC clients report as UNAVAILABLE (retryable), and why.
+const std::string& RefusalBytes() {
+  static const std::string* bytes = [] {
+    std::string goaway(8, '\0');  // last stream 0, then the error code
+    goaway[7] = 0x7;              // REFUSED_STREAM
+    goaway += "connection limit of this server (--max_connections) reached";
+    return new std::string(HttpFrame(0x4, "") + HttpFrame(0x7, goaway));
+  }();
+  return *bytes;
+}
+
+// Where each handed-over connection came from, by descriptor (descriptors
+// are the process's: one table for every gate).
+absl::Mutex peers_mu;
+absl::flat_hash_map<int, std::string>& Peers()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mu) {
+  static auto* peers = new absl::flat_hash_map<int, std::string>();
+  return *peers;
+}
+
+std::string AddressName(const sockaddr_storage& a) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (a.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
+    inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
+    return absl::StrCat("ipv4:", text, ":", ntohs(v4.sin_port));
+  }
+  const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
+  inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
+  return absl::StrCat("ipv6:[", text, "]:", ntohs(v6.sin6_port));
+}
+
+}  // namespace
+
+std::string PeerName(const std::string& grpc_peer) {
+  absl::string_view rest = grpc_peer;
+  int fd = -1;
+  if (!absl::ConsumePrefix(&rest, "fd:") || !absl::SimpleAtoi(rest, &fd)) {
+    return grpc_peer;
+  }
+  absl::MutexLock lock(&peers_mu);
+  const auto it = Peers().find(fd);
+  return it == Peers().end() ? grpc_peer : it->second;
+}
+
+absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
+    const std::string& address, bool reuseport) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot listen on ", address, ": the address has no :port"));
+  }
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  std::string port = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const int gai = getaddrinfo(host.empty() ? nullptr : host.c_str(),
+                              port.c_str(), &hints, &found);
+  if (gai != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", address,
+                     ": cannot resolve it: ", gai_strerror(gai)));
+  }
+  bool has_v4 = false;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    has_v4 = has_v4 || a->ai_family == AF_INET;
+  }
+  std::unique_ptr<ConnectionGate> gate(new ConnectionGate());
+  std::string why;
+  bool in_use = false;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
+    const int fd =
+        socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+               a->ai_protocol);
+    if (fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    const int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (reuseport) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    if (a->ai_family == AF_INET6) {
+      // A v6 wildcard alone also takes IPv4, as gRPC's listener does.
+      const int v6only = has_v4 ? 1 : 0;
+      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+    }
+    // Port 0 picks a port once; the other addresses take the same one.
+    if (gate->port_ != 0) {
+      const uint16_t p = htons(static_cast<uint16_t>(gate->port_));
+      if (a->ai_family == AF_INET) {
+        reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_port = p;
+      } else {
+        reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_port = p;
+      }
+    }
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN)) {
+      const int error = errno;
+      close(fd);
+      why = std::strerror(error);
+      if (error == EADDRINUSE) {
+        why += " (another process listens on it)";
+        in_use = true;
+        break;
+      }
+      continue;  // an address family this host lacks, say
+    }
+    sockaddr_storage bound{};
+    socklen_t length = sizeof bound;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
+    gate->port_ =
+        ntohs(bound.ss_family == AF_INET
+                  ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
+                  : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+    gate->listeners_.push_back(fd);
+  }
+  freeaddrinfo(found);
+  if (gate->listeners_.empty() || in_use) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", address, ": ", why.empty() ? "no address" : why));
+  }
+  if (pipe2(gate->wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot make a pipe: ", std::strerror(errno)));
+  }
+  gate->reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  return gate;
+}
+
+ConnectionGate::~ConnectionGate() {
+  Stop();
+  for (int fd : listeners_) close(fd);
+  for (int fd : wake_) {
+    if (fd >= 0) close(fd);
+  }
+  if (reserve_fd_ >= 0) close(reserve_fd_);
+  for (const Closing& c : closing_) close(c.fd);
+}
+
+void ConnectionGate::Start(grpc::Server* server, int max_connections,
+                           Metrics* metrics) {
+  server_ = server;
+  metrics_ = metrics;
+  max_connections_ = static_cast<size_t>(std::max(1, max_connections));
+  thread_ = std::thread([this] { Run(); });
+}
+
+void ConnectionGate::Stop() {
+  if (stopped_.exchange(true)) return;
+  if (thread_.joinable()) {
+    const char byte = 0;
+    (void)!write(wake_[1], &byte, 1);
+    thread_.join();
+  }
+  for (int fd : listeners_) close(fd);
+  listeners_.clear();
+}
+
+void ConnectionGate::Run() {
+  std::vector<pollfd> polled;
+  absl::Time starved_until = absl::InfinitePast();
+  while (true) {
+    const absl::Time now = absl::Now();
+    polled.clear();
+    polled.push_back({wake_[0], POLLIN, 0});
+    const bool listening = now >= starved_until;
+    if (listening) {
+      for (int fd : listeners_) polled.push_back({fd, POLLIN, 0});
+    }
+    const size_t first_closing = polled.size();
+    for (const Closing& c : closing_) polled.push_back({c.fd, POLLIN, 0});
+    // Wake at least every second: open connections are recounted then, so
+    // the gauge falls as they close.
+    int timeout_ms = listening ? 1000
+                               : 1 + static_cast<int>(absl::ToInt64Milliseconds(
+                                         starved_until - now));
+    if (!closing_.empty()) timeout_ms = std::min(timeout_ms, 100);
+    const int ready = poll(polled.data(), polled.size(), timeout_ms);
+    if (ready < 0 && errno != EINTR) return;
+    if (polled[0].revents != 0) return;  // Stop()
+    if (ready == 0) Purge(/*force=*/true);
+    for (size_t i = 1; i < first_closing; ++i) {
+      if (polled[i].revents == 0) continue;
+      if (!AcceptFrom(polled[i].fd)) {
+        starved_until = absl::Now() + kStarvedRest;
+      }
+    }
+    // Refused connections whose peer has closed (or that had their second).
+    for (size_t i = first_closing; i < polled.size(); ++i) {
+      if (polled[i].revents == 0) continue;
+      char sink[512];
+      const ssize_t got = read(polled[i].fd, sink, sizeof sink);
+      if (got <= 0 && !(got < 0 && errno == EAGAIN)) {
+        for (Closing& c : closing_) {
+          if (c.fd == polled[i].fd) c.deadline = absl::InfinitePast();
+        }
+      }
+    }
+    DrainClosing(absl::Now());
+  }
+}
+
+bool ConnectionGate::AcceptFrom(int listener) {
+  for (int i = 0; i < 64; ++i) {
+    sockaddr_storage from{};
+    socklen_t length = sizeof from;
+    const int fd = accept4(listener, reinterpret_cast<sockaddr*>(&from),
+                           &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0) {
+      Admit(fd, AddressName(from));
+      continue;
+    }
+    if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+    if ((errno == EMFILE || errno == ENFILE) && !closing_.empty()) {
+      // Refused connections still reading their GOAWAY hold descriptors:
+      // they go first.
+      for (const Closing& c : closing_) close(c.fd);
+      closing_.clear();
+      continue;
+    }
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+        errno == ENOMEM) {
+      // Out of descriptors below the connection limit (they went elsewhere):
+      // refuse one waiting connection with the descriptor kept for it, so
+      // that its client hears of it, and rest the listeners a moment.
+      Purge(/*force=*/true);
+      if (reserve_fd_ >= 0) {
+        close(reserve_fd_);
+        const int refused =
+            accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (refused >= 0) {
+          (void)!send(refused, RefusalBytes().data(), RefusalBytes().size(),
+                      MSG_NOSIGNAL | MSG_DONTWAIT);
+          close(refused);
+          metrics_->Rejected("connection_limit");
+        }
+        reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+      }
+      return false;
+    }
+    return true;  // EAGAIN: nothing more waiting
+  }
+  return true;
+}
+
+void ConnectionGate::Admit(int fd, const std::string& address) {
+  if (tracked_.size() >= max_connections_) Purge(/*force=*/false);
+  if (tracked_.size() >= max_connections_) {
+    metrics_->Rejected("connection_limit");
+    Refuse(fd);
+    return;
+  }
+  struct stat st {};
+  fstat(fd, &st);
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  tracked_.push_back({fd, st.st_ino});
+  metrics_->SetConnections(static_cast<int64_t>(tracked_.size()));
+  {
+    absl::MutexLock lock(&peers_mu);
+    Peers()[fd] = address;
+  }
+  grpc::AddInsecureChannelFromFd(server_, fd);
+}
+
+void ConnectionGate::Purge(bool force) {
+  const absl::Time now = absl::Now();
+  if (!force && now - last_purge_ < kPurgeEvery) return;
+  last_purge_ = now;
+  absl::MutexLock lock(&peers_mu);
+  const auto closed =
+      [](const Tracked& t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mu) {
+        struct stat st {};
+        if (fstat(t.fd, &st) != 0) {
+          Peers().erase(t.fd);
+          return true;
+        }
+        // Open again as something else (perhaps a newer connection, whose
+        // name stays): this one is gone.
+        return st.st_ino != t.inode || !S_ISSOCK(st.st_mode);
+      };
+  tracked_.erase(std::remove_if(tracked_.begin(), tracked_.end(), closed),
+                 tracked_.end());
+  metrics_->SetConnections(static_cast<int64_t>(tracked_.size()));
+}
+
+void ConnectionGate::Refuse(int fd) {
+  (void)!send(fd, RefusalBytes().data(), RefusalBytes().size(),
+              MSG_NOSIGNAL | MSG_DONTWAIT);
+  shutdown(fd, SHUT_WR);
+  if (closing_.size() >= kMaxClosing) {
+    close(fd);
+    return;
+  }
+  closing_.push_back({fd, absl::Now() + kLinger});
+}
+
+void ConnectionGate::DrainClosing(absl::Time now) {
+  auto done = [now](const Closing& c) {
+    if (c.deadline > now) return false;
+    close(c.fd);
+    return true;
+  };
+  closing_.erase(std::remove_if(closing_.begin(), closing_.end(), done),
+                 closing_.end());
+}
+
+}  // namespace collision::server

@@ -1,0 +1,88 @@
+// The main port's listener when it is plaintext: this server accepts its
+// connections itself and hands each to gRPC (AddInsecureChannelFromFd),
+// refusing those beyond a limit. gRPC 1.51 has no connection limit of its
+// own, and its listener stops accepting for good once accept4 fails for
+// want of descriptors; here a connection over the limit is refused and the
+// ones already open go on. (gRPC 1.51 takes connections this way only
+// without TLS: a TLS port keeps gRPC's listener, see docs/operations.md.)
+#ifndef COLLISION_SERVER_CONNECTION_GATE_H_
+#define COLLISION_SERVER_CONNECTION_GATE_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "server/metrics.h"
+
+namespace collision::server {
+
+// The peer name gRPC gives a connection: "fd:N" for one a gate handed over,
+// here translated to the address it came from, as gRPC's own listener names
+// it ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000"); any other name unchanged.
+std::string PeerName(const std::string& grpc_peer);
+
+class ConnectionGate {
+ public:
+  // Binds and listens on every address `address` (host:port, port 0 for a
+  // free one) resolves to.
+  static absl::StatusOr<std::unique_ptr<ConnectionGate>> Listen(
+      const std::string& address, bool reuseport);
+  ~ConnectionGate();
+  ConnectionGate(const ConnectionGate&) = delete;
+  ConnectionGate& operator=(const ConnectionGate&) = delete;
+
+  int port() const { return port_; }
+  // Hands accepted connections to `server` (started, with no listening port
+  // of its own), at most `max_connections` open at once; `metrics` counts
+  // refusals (rejected{reason="connection_limit"}) and open connections.
+  void Start(grpc::Server* server, int max_connections, Metrics* metrics);
+  // Stops accepting and closes the listening sockets; connections already
+  // handed over stay with gRPC.
+  void Stop();
+
+ private:
+  struct Tracked {
+    int fd;
+    ino_t inode;  // a descriptor number gRPC closed may be reused
+  };
+  struct Closing {
+    int fd;
+    absl::Time deadline;
+  };
+
+  ConnectionGate() = default;
+  void Run();
+  // Accepts what waits on `listener`; false when out of descriptors.
+  bool AcceptFrom(int listener);
+  void Admit(int fd, const std::string& address);
+  // Forgets connections gRPC has closed (at most once per kPurgeEvery).
+  void Purge(bool force);
+  // GOAWAY (REFUSED_STREAM: nothing was processed, retry elsewhere), then
+  // the socket is closed once the peer has read it or after a second.
+  void Refuse(int fd);
+  void DrainClosing(absl::Time now);
+
+  std::vector<int> listeners_;
+  int port_ = 0;
+  int wake_[2] = {-1, -1};  // a pipe: Stop() writes, Run() returns
+  int reserve_fd_ = -1;     // given up to accept (and refuse) when out
+  grpc::Server* server_ = nullptr;
+  Metrics* metrics_ = nullptr;
+  size_t max_connections_ = 0;
+  std::vector<Tracked> tracked_;  // the accepting thread's alone
+  std::vector<Closing> closing_;
+  absl::Time last_purge_ = absl::InfinitePast();
+  std::thread thread_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace collision::server
+
+#endif  // COLLISION_SERVER_CONNECTION_GATE_H_
