@@ -37,32 +37,56 @@ constexpr size_t kMaxClosing = 256;
 // backlog would make poll() return at once, forever).
 constexpr absl::Duration kStarvedRest = absl::Milliseconds(10);
 
-std::string HttpFrame(uint8_t type, const std::string& payload) {
+std::string HttpFrame(uint8_t type, uint8_t flags, uint32_t stream,
+                      const std::string& payload) {
   const size_t n = payload.size();
   std::string frame = {static_cast<char>((n >> 16) & 0xFF),
                        static_cast<char>((n >> 8) & 0xFF),
                        static_cast<char>(n & 0xFF),
                        static_cast<char>(type),
-                       0,
-                       0,
-                       0,
-                       0,
-                       0};
+                       static_cast<char>(flags),
+                       static_cast<char>((stream >> 24) & 0x7F),
+                       static_cast<char>((stream >> 16) & 0xFF),
+                       static_cast<char>((stream >> 8) & 0xFF),
+                       static_cast<char>(stream & 0xFF)};
   return frame + payload;
 }
 
-// The server's side of an HTTP/2 connection that it refuses: its (empty)
-// SETTINGS, then GOAWAY with no stream processed and REFUSED_STREAM, which
-// gRPC clients report as UNAVAILABLE (retryable), and why.
-const std::string& RefusalBytes() {
-  static const std::string* bytes = [] {
-    std::string goaway(8, '\0');  // last stream 0, then the error code
-    goaway[7] = 0x7;              // REFUSED_STREAM
-    goaway += "connection limit of this server (--max_connections) reached";
-    return new std::string(HttpFrame(0x4, "") + HttpFrame(0x7, goaway));
-  }();
-  return *bytes;
+constexpr char kWhy[] =
+    "connection limit of this server (--max_connections) reached";
+constexpr uint8_t kSettings = 0x4, kHeaders = 0x1, kGoaway = 0x7;
+
+// GOAWAY naming the last stream the server answered, an HTTP/2 error code
+// and why.
+std::string Goaway(uint32_t last_stream, uint8_t error) {
+  std::string payload = {static_cast<char>((last_stream >> 24) & 0x7F),
+                         static_cast<char>((last_stream >> 16) & 0xFF),
+                         static_cast<char>((last_stream >> 8) & 0xFF),
+                         static_cast<char>(last_stream & 0xFF),
+                         0,
+                         0,
+                         0,
+                         static_cast<char>(error)};
+  return HttpFrame(kGoaway, 0, 0, payload + kWhy);
 }
+
+// The answer to a refused connection's first call: trailers only,
+// grpc-status 14 (UNAVAILABLE) and why, then GOAWAY (no error: that call
+// was answered). HPACK without Huffman coding or the dynamic table:
+// :status 200 is static entry 8, content-type's name static entry 31.
+std::string RefusedCall(uint32_t stream) {
+  std::string block = "\x88";
+  block +=
+      "\x0f\x10\x10"
+      "application/grpc";  // (a hex escape stops here)
+  block += std::string("\x00\x0bgrpc-status\x02", 14) + "14";
+  block += std::string("\x00\x0cgrpc-message", 14) +
+           static_cast<char>(sizeof kWhy - 1) + kWhy;
+  return HttpFrame(kHeaders, 0x5, stream, block) + Goaway(stream, 0);
+}
+
+constexpr char kClientPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+constexpr size_t kPrefaceSize = sizeof kClientPreface - 1;  // 24
 
 // Where each handed-over connection came from, by descriptor (descriptors
 // are the process's: one table for every gate).
@@ -245,16 +269,12 @@ void ConnectionGate::Run() {
         starved_until = absl::Now() + kStarvedRest;
       }
     }
-    // Refused connections whose peer has closed (or that had their second).
+    // Refused connections: their first call answered, closed once the peer
+    // goes (or after their second).
     for (size_t i = first_closing; i < polled.size(); ++i) {
       if (polled[i].revents == 0) continue;
-      char sink[512];
-      const ssize_t got = read(polled[i].fd, sink, sizeof sink);
-      if (got <= 0 && !(got < 0 && errno == EAGAIN)) {
-        for (Closing& c : closing_) {
-          if (c.fd == polled[i].fd) c.deadline = absl::InfinitePast();
-        }
-      }
+      Closing& c = closing_[i - first_closing];
+      if (!ReadRefused(&c)) c.deadline = absl::InfinitePast();
     }
     DrainClosing(absl::Now());
   }
@@ -289,7 +309,9 @@ bool ConnectionGate::AcceptFrom(int listener) {
         const int refused =
             accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (refused >= 0) {
-          (void)!send(refused, RefusalBytes().data(), RefusalBytes().size(),
+          const std::string bytes = HttpFrame(kSettings, 0, 0, "") +
+                                    Goaway(0, 0x7);  // REFUSED_STREAM
+          (void)!send(refused, bytes.data(), bytes.size(),
                       MSG_NOSIGNAL | MSG_DONTWAIT);
           close(refused);
           metrics_->Rejected("connection_limit");
@@ -345,19 +367,72 @@ void ConnectionGate::Purge(bool force) {
 }
 
 void ConnectionGate::Refuse(int fd) {
-  (void)!send(fd, RefusalBytes().data(), RefusalBytes().size(),
+  const std::string settings = HttpFrame(kSettings, 0, 0, "");
+  (void)!send(fd, settings.data(), settings.size(),
               MSG_NOSIGNAL | MSG_DONTWAIT);
-  shutdown(fd, SHUT_WR);
   if (closing_.size() >= kMaxClosing) {
+    const std::string goaway = Goaway(0, 0x7);  // REFUSED_STREAM
+    (void)!send(fd, goaway.data(), goaway.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     close(fd);
     return;
   }
-  closing_.push_back({fd, absl::Now() + kLinger});
+  Closing& refused = closing_.emplace_back();
+  refused.fd = fd;
+  refused.deadline = absl::Now() + kLinger;
+}
+
+bool ConnectionGate::ReadRefused(Closing* c) {
+  char chunk[4096];
+  const ssize_t got = read(c->fd, chunk, sizeof chunk);
+  if (got < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+  if (got <= 0) return false;    // the peer went
+  if (c->answered) return true;  // its answer is out: wait for it to go
+  c->in.append(chunk, static_cast<size_t>(got));
+  auto answer = [&](const std::string& bytes) {
+    (void)!send(c->fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    shutdown(c->fd, SHUT_WR);
+    c->answered = true;
+    c->in.clear();
+    return true;
+  };
+  if (c->in.size() < kPrefaceSize) {
+    if (c->in.compare(0, c->in.size(), kClientPreface, c->in.size()) != 0) {
+      return answer(Goaway(0, 0x1));  // not HTTP/2: PROTOCOL_ERROR
+    }
+    return true;
+  }
+  if (c->in.compare(0, kPrefaceSize, kClientPreface) != 0) {
+    return answer(Goaway(0, 0x1));
+  }
+  // The client's frames, until its first call: that call is answered
+  // UNAVAILABLE with why, so its caller hears it at once.
+  size_t at = kPrefaceSize;
+  while (c->in.size() - at >= 9) {
+    const auto* p = reinterpret_cast<const uint8_t*>(c->in.data() + at);
+    const size_t length = (size_t{p[0]} << 16) | (size_t{p[1]} << 8) | p[2];
+    const uint32_t stream = ((uint32_t{p[5]} & 0x7F) << 24) |
+                            (uint32_t{p[6]} << 16) | (uint32_t{p[7]} << 8) |
+                            p[8];
+    if (p[3] == kHeaders && stream % 2 == 1) return answer(RefusedCall(stream));
+    if (c->in.size() - at < 9 + length) break;
+    if (p[3] == kSettings && (p[4] & 0x1) == 0) {
+      const std::string ack = HttpFrame(kSettings, 0x1, 0, "");
+      (void)!send(c->fd, ack.data(), ack.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    at += 9 + length;
+  }
+  if (c->in.size() > 16384) return answer(Goaway(0, 0x7));
+  return true;
 }
 
 void ConnectionGate::DrainClosing(absl::Time now) {
   auto done = [now](const Closing& c) {
     if (c.deadline > now) return false;
+    if (!c.answered) {  // no call within its second: refused as a whole
+      const std::string goaway = Goaway(0, 0x7);  // REFUSED_STREAM
+      (void)!send(c.fd, goaway.data(), goaway.size(),
+                  MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
     close(c.fd);
     return true;
   };

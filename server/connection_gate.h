@@ -53,8 +53,10 @@ class ConnectionGate {
     ino_t inode;  // a descriptor number gRPC closed may be reused
   };
   struct Closing {
-    int fd;
+    int fd = -1;
     absl::Time deadline;
+    std::string in;         // what the peer sent, until its first call
+    bool answered = false;  // its first call answered, GOAWAY sent
   };
 
   ConnectionGate() = default;
@@ -64,9 +66,14 @@ class ConnectionGate {
   void Admit(int fd, const std::string& address);
   // Forgets connections gRPC has closed (at most once per kPurgeEvery).
   void Purge(bool force);
-  // GOAWAY (REFUSED_STREAM: nothing was processed, retry elsewhere), then
-  // the socket is closed once the peer has read it or after a second.
+  // The server's SETTINGS; the connection's first call is then answered
+  // UNAVAILABLE ("connection limit ... reached") and GOAWAY follows, or,
+  // when none comes within a second, GOAWAY REFUSED_STREAM (nothing was
+  // processed: retry elsewhere). Closed once the peer goes.
   void Refuse(int fd);
+  // Reads what a refused connection sent and answers it; false once the
+  // peer has gone.
+  bool ReadRefused(Closing* c);
   void DrainClosing(absl::Time now);
 
   std::vector<int> listeners_;
