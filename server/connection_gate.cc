@@ -122,18 +122,16 @@ std::string PeerName(const std::string& grpc_peer) {
   return it == Peers().end() ? grpc_peer : it->second;
 }
 
-absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
-    const std::string& address, bool reuseport) {
+absl::StatusOr<addrinfo*> ResolveForListening(const std::string& address) {
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot listen on ", address, ": the address has no :port"));
+    return absl::InvalidArgumentError("the address has no :port");
   }
   std::string host = address.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
-  std::string port = address.substr(colon + 1);
+  const std::string port = address.substr(colon + 1);
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
@@ -142,9 +140,35 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
                               port.c_str(), &hints, &found);
   if (gai != 0) {
     return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", address,
-                     ": cannot resolve it: ", gai_strerror(gai)));
+        absl::StrCat("cannot resolve it: ", gai_strerror(gai)));
   }
+  return found;
+}
+
+int ListeningSocket(const addrinfo& a, bool reuseport, int flags) {
+  const int fd = socket(a.ai_family, a.ai_socktype | flags, a.ai_protocol);
+  if (fd < 0) return -1;
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (reuseport) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  return fd;
+}
+
+std::string BindError(int error) {
+  std::string why = std::strerror(error);
+  if (error == EADDRINUSE) why += " (another process listens on it)";
+  return why;
+}
+
+absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
+    const std::string& address, bool reuseport) {
+  absl::StatusOr<addrinfo*> resolved = ResolveForListening(address);
+  if (!resolved.ok()) {
+    return absl::Status(resolved.status().code(),
+                        absl::StrCat("cannot listen on ", address, ": ",
+                                     resolved.status().message()));
+  }
+  addrinfo* const found = *resolved;
   bool has_v4 = false;
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
     has_v4 = has_v4 || a->ai_family == AF_INET;
@@ -154,16 +178,11 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
   bool in_use = false;
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
     if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
-    const int fd =
-        socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-               a->ai_protocol);
+    const int fd = ListeningSocket(*a, reuseport, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       why = std::strerror(errno);
       continue;
     }
-    const int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (reuseport) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     if (a->ai_family == AF_INET6) {
       // A v6 wildcard alone also takes IPv4, as gRPC's listener does.
       const int v6only = has_v4 ? 1 : 0;
@@ -181,9 +200,8 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
     if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN)) {
       const int error = errno;
       close(fd);
-      why = std::strerror(error);
+      why = BindError(error);
       if (error == EADDRINUSE) {
-        why += " (another process listens on it)";
         in_use = true;
         break;
       }

@@ -8,6 +8,7 @@
 #ifndef COLLISION_SERVER_CONNECTION_GATE_H_
 #define COLLISION_SERVER_CONNECTION_GATE_H_
 
+#include <netdb.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -22,6 +23,16 @@
 #include "server/metrics.h"
 
 namespace collision::server {
+
+// Listening on `address` (host:port, [v6 host]:port, an empty host for
+// any): the addresses it resolves to (freed with freeaddrinfo), or why not
+// ("the address has no :port", "cannot resolve it: ...").
+absl::StatusOr<addrinfo*> ResolveForListening(const std::string& address);
+// A TCP socket for `a` with SO_REUSEADDR, and SO_REUSEPORT when asked (as
+// gRPC's listener sets them); `flags` adds SOCK_* flags. -1 with errno set.
+int ListeningSocket(const addrinfo& a, bool reuseport, int flags);
+// A failed bind's errno in words (EADDRINUSE: another process has it).
+std::string BindError(int error);
 
 // The peer name gRPC gives a connection: "fd:N" for one a gate handed over,
 // here translated to the address it came from, as gRPC's own listener names

@@ -32,40 +32,24 @@ namespace {
 // Why gRPC could not listen on `address` (it only says that it could not):
 // the same bind tried again, and its error.
 std::string WhyCannotListen(const std::string& address, bool reuseport) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return "the address has no :port";
-  std::string host = address.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* found = nullptr;
-  const std::string port = address.substr(colon + 1);
-  const int gai = getaddrinfo(host.empty() ? nullptr : host.c_str(),
-                              port.c_str(), &hints, &found);
-  if (gai != 0) return absl::StrCat("cannot resolve it: ", gai_strerror(gai));
+  absl::StatusOr<addrinfo*> found = ResolveForListening(address);
+  if (!found.ok()) return std::string(found.status().message());
   std::string why = "unknown (it was free when tried again)";
-  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+  for (addrinfo* a = *found; a != nullptr; a = a->ai_next) {
+    const int fd = ListeningSocket(*a, reuseport, 0);
     if (fd < 0) {
       why = std::strerror(errno);
       continue;
     }
-    const int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (reuseport) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     const bool bound = bind(fd, a->ai_addr, a->ai_addrlen) == 0;
     const int error = errno;
     close(fd);
     if (!bound) {
-      why = std::strerror(error);
-      if (error == EADDRINUSE) why += " (another process listens on it)";
+      why = BindError(error);
       break;
     }
   }
-  freeaddrinfo(found);
+  freeaddrinfo(*found);
   return why;
 }
 
@@ -73,11 +57,12 @@ std::string WhyCannotListen(const std::string& address, bool reuseport) {
 // (gRPC's own descriptors, the metrics and health ports, logs).
 int DefaultMaxConnections() {
   rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) {
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 ||
+      files.rlim_cur == RLIM_INFINITY) {
     return 1 << 20;
   }
-  const int64_t limit = static_cast<int64_t>(
-      std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
+  const int64_t limit =
+      static_cast<int64_t>(std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
   return static_cast<int>(
       std::max<int64_t>(16, limit - ServerOptions::kFilesKeptBack));
 }
@@ -236,7 +221,8 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
         "or leave max_connections at -1)");
   }
   if (options.max_connections != 0 && plaintext) {
-    auto gate = ConnectionGate::Listen(options.address, options.allow_reuseport);
+    auto gate =
+        ConnectionGate::Listen(options.address, options.allow_reuseport);
     if (!gate.ok()) return gate.status();
     server->gate_ = *std::move(gate);
     server->port_ = server->gate_->port();
