@@ -258,11 +258,10 @@ TEST_F(Hardening, ConnectionsBeyondTheLimitAreRefusedAndTheOthersGoOn) {
   // The last one (accepted after the others filled the limit) hears why.
   const Ending refused = flood.back()->ReadUntilClosed();
   EXPECT_TRUE(refused.goaway) << "closed " << refused.closed;
-  EXPECT_TRUE(refused.closed || refused.goaway);
   // The kept connections go on: the honest caller on its own.
-  ASSERT_NO_FATAL_FAILURE(ExpectHonestCallerServed(
-      "80 connections against --max_connections=16", honest_->Stop(),
-      Shedding::kNever));
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectHonestCallerServed("80 connections against --max_connections=16",
+                               honest_->Stop(), Shedding::kNever));
   // Once the flood is gone, new connections are taken again.
   flood.clear();
   const absl::Time until = absl::Now() + absl::Seconds(30);
