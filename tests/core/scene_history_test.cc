@@ -467,6 +467,58 @@ TEST(SceneHistory, BirthsAndDeathsBetweenTicks) {
             (std::vector<uint64_t>{3}));
 }
 
+// Rewound nearest gathers its candidates up to the (k + 1)-th smallest
+// upper bound of their span boxes' gaps, which holds only for entities that
+// exist at the moment and pass the filter. Here the nearest boxes hold
+// entities that are filtered out, removed, or not yet born: the answer must
+// still be the entities further away.
+TEST(SceneHistory, NearestLooksPastBoxesWhoseEntitiesDoNotCount) {
+  SceneHistory h(SceneDimension::k2D, 64);
+  // Near the origin: 6 circles of category 2, one that dies at 11, one
+  // born at 11 (all within the first span: their boxes are in its index).
+  for (uint64_t id = 1; id <= 6; ++id) {
+    h.Upsert(id, Circle{{float(id), 0}, 0.5f}, 2);
+  }
+  h.Upsert(7, Circle{{0, 1}, 0.5f}, 1);
+  // Far away, category 1: the answers.
+  for (uint64_t id = 10; id < 16; ++id) {
+    h.Upsert(id, Circle{{100.0f + float(id), 0}, 0.5f}, 1);
+  }
+  h.Commit(10);
+  h.Remove(7);
+  h.Upsert(8, Circle{{0, -1}, 0.5f}, 1);
+  h.Commit(11);
+  h.Commit(12);
+  EntityFilter only_1;
+  only_1.mask = 1;
+  std::vector<NearestHit> hits;
+  // At 11 entity 7 is gone and 8 is there; at 10 the reverse.
+  EXPECT_TRUE(h.Nearest({11, 0.0f}, Vec2{0, 0}, 3, 1e30f,
+                        Boundary::kInclusive, only_1, &hits));
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].id, 8u);
+  EXPECT_EQ(hits[1].id, 10u);
+  EXPECT_EQ(hits[2].id, 11u);
+  EXPECT_TRUE(h.Nearest({10, 0.5f}, Vec2{0, 0}, 3, 1e30f, Boundary::kInclusive,
+                        only_1, &hits));
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].id, 7u);
+  EXPECT_EQ(hits[1].id, 10u);
+  EXPECT_EQ(hits[2].id, 11u);
+  // Excluding the one near entity of category 1 as the shooter.
+  EntityFilter not_8 = only_1;
+  not_8.exclude = true;
+  not_8.exclude_id = 8;
+  EXPECT_FALSE(h.Nearest({12, 0.0f}, Vec2{0, 0}, 6, 1e30f,
+                         Boundary::kInclusive, not_8, &hits));
+  ASSERT_EQ(hits.size(), 6u);
+  for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i].id, 10u + i);
+  // And within a gap that the far ones exceed: nothing, not a wrong answer.
+  EXPECT_FALSE(h.Nearest({12, 0.0f}, Vec2{0, 0}, 2, 50.0f, Boundary::kInclusive,
+                         not_8, &hits));
+  EXPECT_TRUE(hits.empty());
+}
+
 TEST(SceneHistory, SkippedTicksRepeatTheWorldBeforeThem) {
   SceneHistory h(SceneDimension::k2D, 64);
   h.Upsert(1, Circle{{0, 0}, 0.25f}, 1);

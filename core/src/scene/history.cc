@@ -531,15 +531,54 @@ const Span& SceneHistory::Impl::SpanAt(uint64_t t) const {
   return spans[lo];
 }
 
-bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t hint, SceneMoment at,
+namespace {
+
+// Where the moment's pose would be had the entity moved at every tick since
+// its pose number `i` at the span's first tick: poses have increasing ticks,
+// so if that pose is at or before the moment, none before it is the one.
+size_t MoverGuess(const Track& t, size_t i, uint64_t span_first,
+                  SceneMoment at) {
+  const uint64_t ahead = at.tick > span_first ? at.tick - span_first : 0;
+  return static_cast<size_t>(
+      std::min<uint64_t>(i + ahead, uint64_t{t.count} - 1));
+}
+
+}  // namespace
+
+void SceneHistory::Impl::PrefetchTrack(uint32_t handle) const {
+  __builtin_prefetch(&tracks[handle]);
+}
+
+void SceneHistory::Impl::PrefetchPose(uint32_t handle, uint64_t hint,
+                                      uint64_t span_first,
+                                      SceneMoment at) const {
+  const Track& t = tracks[handle];
+  const size_t i = static_cast<size_t>(hint - t.dropped);
+  if (hint < t.dropped || i >= t.count) return;
+  // The slots PoseAt reads first: the hint's pose and the one after it
+  // (an entity still at the hint), or the mover's guess and the one after.
+  const size_t guess = MoverGuess(t, i, span_first, at);
+  __builtin_prefetch(&t.at(i));
+  __builtin_prefetch(&t.at(std::min<size_t>(i + 1, t.count - 1)));
+  __builtin_prefetch(&t.at(guess));
+  __builtin_prefetch(&t.at(std::min<size_t>(guess + 1, t.count - 1)));
+}
+
+bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t hint,
+                                uint64_t span_first, SceneMoment at,
                                 float* values, Family* family,
                                 uint32_t* category) const {
   const Track& t = tracks[handle];
-  // The last pose at or before at.tick: scanned forward from the span's
-  // hint (at most the span's ticks), else searched.
+  // The last pose at or before at.tick: from the span's hint, or the
+  // mover's guess when the entity moved since (one slot read instead of a
+  // scan across the span's poses), scanning forward; else searched.
   size_t i = static_cast<size_t>(hint - t.dropped);
   if (hint >= t.dropped && i < t.count && t.at(i).tick <= at.tick) {
-    while (i + 1 < t.count && t.at(i + 1).tick <= at.tick) ++i;
+    if (i + 1 < t.count && t.at(i + 1).tick <= at.tick) {
+      const size_t guess = MoverGuess(t, i, span_first, at);
+      i = guess > i + 1 && t.at(guess).tick <= at.tick ? guess : i + 1;
+      while (i + 1 < t.count && t.at(i + 1).tick <= at.tick) ++i;
+    }
   } else {
     size_t lo = 0, hi = t.count;  // the first pose after at.tick
     while (lo < hi) {

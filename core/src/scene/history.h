@@ -17,6 +17,8 @@
 namespace collision {
 namespace scene {
 
+struct Pending;  // query_util.h
+
 // The entity from `tick` on (until its next pose): its shape's columns
 // (store.h), or its removal.
 struct Pose {
@@ -148,8 +150,19 @@ struct SceneHistory::Impl {
   // The span answering tick `t` (oldest <= t <= latest).
   const scene::Span& SpanAt(uint64_t t) const;
   // The entity's pose at `at`: false when it does not exist then.
-  bool PoseAt(uint32_t handle, uint64_t hint, SceneMoment at, float* values,
-              scene::Family* family, uint32_t* category) const;
+  // (`span_first`: the first tick of the span `hint` comes from.)
+  bool PoseAt(uint32_t handle, uint64_t hint, uint64_t span_first,
+              SceneMoment at, float* values, scene::Family* family,
+              uint32_t* category) const;
+  // Start loading what PoseAt reads, so that several candidates' misses
+  // overlap instead of following each other: the track first, then (once
+  // it has arrived) its ring's slots.
+  void PrefetchTrack(uint32_t handle) const;
+  void PrefetchPose(uint32_t handle, uint64_t hint, uint64_t span_first,
+                    SceneMoment at) const;
+  // PrefetchPose for the span items `items[i].node`.
+  void PrefetchPoses(const scene::Span& span, SceneMoment at,
+                     const scene::Pending* items, size_t n) const;
   // The entity behind `span`'s item at `at` when it exists then and passes
   // `filter`: its id and its (interpolated) shape.
   bool Candidate(const scene::Span& span, uint32_t item, SceneMoment at,

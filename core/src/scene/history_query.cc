@@ -40,6 +40,15 @@ void ForEachOverlappingItem(const Span& s, const Aabb& box, Visit&& visit) {
 
 }  // namespace
 
+void SceneHistory::Impl::PrefetchPoses(const Span& span, SceneMoment at,
+                                       const Pending* items,
+                                       size_t n) const {
+  for (size_t j = 0; j < n; ++j) {
+    const uint32_t item = items[j].node;
+    PrefetchPose(span.handles[item], span.hints[item], span.first, at);
+  }
+}
+
 bool SceneHistory::Impl::Candidate(const Span& span, uint32_t item,
                                    SceneMoment at, const EntityFilter& filter,
                                    uint64_t* id, Shape* shape) const {
@@ -47,7 +56,8 @@ bool SceneHistory::Impl::Candidate(const Span& span, uint32_t item,
   float v[scene::kMaxColumns];
   Family family;
   uint32_t category;
-  if (!PoseAt(handle, span.hints[item], at, v, &family, &category)) {
+  if (!PoseAt(handle, span.hints[item], span.first, at, v, &family,
+              &category)) {
     return false;
   }
   *id = tracks[handle].id;
@@ -86,6 +96,8 @@ bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
   scene::ShapeColumns(query, values);
   const Aabb qbox = scene::BoundsOf(scene::FamilyOf(KindOf(query)), values);
   const Span& span = h.SpanAt(at.tick);
+  // (Gathering the few candidates and loading their poses together, as
+  // Nearest does, made no difference here.)
   ForEachOverlappingItem(span, qbox, [&](uint32_t item) {
     uint64_t id;
     Shape target;
@@ -98,6 +110,22 @@ bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
   hits->resize(max_hits);
   return true;
 }
+
+namespace {
+
+// Upper bound of the ClosestPoint gap from the ball (c, radius) to a shape
+// that has a point in the box: the distance to the box's farthest corner.
+template <int kDims>
+float GapUpperBound(const Aabb& box, const float* c, float radius) {
+  float d2 = 0.0f;
+  for (int a = 0; a < kDims; ++a) {
+    const float d = std::max(c[a] - box.lo[a], box.hi[a] - c[a]);
+    d2 += d * d;
+  }
+  return std::sqrt(d2) - radius;
+}
+
+}  // namespace
 
 bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
                            float max_gap, Boundary boundary,
@@ -117,49 +145,112 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
       best(scene::GapLess);
   const float scale = std::fabs(center[0]) + std::fabs(center[1]) +
                       std::fabs(center[2]) + radius;
-  auto bound = [&] {
-    const float b = best.size() > k ? best.top().result.gap : max_gap;
+  auto widened = [&](float b) {
     return b + (scale + std::fabs(b)) * scene::kWiden;
   };
+  auto bound = [&] {
+    return widened(best.size() > k ? best.top().result.gap : max_gap);
+  };
   const Span& span = h.SpanAt(at.tick);
+  // Each candidate looked at costs a pose lookup, a cache miss or two in a
+  // history larger than the caches; one after the other they were most of
+  // a rewound nearest. So the walk first gathers every item that can
+  // matter, pruned by the (k + 1)-th smallest upper bound of the items'
+  // gaps (each entity lies in its span box), then loads their poses
+  // together and looks at them by lower bound. The upper bounds do not
+  // have to hold (an item may not exist at the moment, or be filtered
+  // out): if the answer's bound ends above the gathering's, the ordinary
+  // walk below answers instead.
+  static thread_local std::vector<Pending> gathered;
+  static thread_local std::vector<float> uppers;  // max-heap, k + 1 smallest
+  gathered.clear();
+  uppers.clear();
+  auto gather_bound = [&] {
+    const float u = uppers.size() > k ? uppers.front() : INFINITY;
+    return widened(std::min(u, max_gap));
+  };
+  auto consider = [&](uint32_t item) {
+    uint64_t id;
+    Shape target;
+    if (!h.Candidate(span, item, at, filter, &id, &target)) return;
+    NearestHit hit{id, ClosestPoint(query, target, boundary)};
+    if (!(hit.result.gap <= max_gap)) return;
+    if (best.size() <= k) {
+      best.push(hit);
+    } else if (scene::GapLess(hit, best.top())) {
+      best.pop();
+      best.push(hit);
+    }
+  };
   scene::WithDims(flat, [&](auto dims_case) {
     constexpr int kDims = decltype(dims_case)::value;
-    auto consider = [&](uint32_t item) {
-      if (scene::GapLowerBound<kDims>(span.boxes[item], center, radius) >
-          bound()) {
-        return;
-      }
-      uint64_t id;
-      Shape target;
-      if (!h.Candidate(span, item, at, filter, &id, &target)) return;
-      NearestHit hit{id, ClosestPoint(query, target, boundary)};
-      if (!(hit.result.gap <= max_gap)) return;
-      if (best.size() <= k) {
-        best.push(hit);
-      } else if (scene::GapLess(hit, best.top())) {
-        best.pop();
-        best.push(hit);
+    auto gather = [&](uint32_t item) {
+      const Aabb& box = span.boxes[item];
+      const float lower = scene::GapLowerBound<kDims>(box, center, radius);
+      if (lower > gather_bound()) return;
+      gathered.push_back({lower, item});
+      h.PrefetchTrack(span.handles[item]);
+      const float upper = GapUpperBound<kDims>(box, center, radius);
+      if (uppers.size() <= k) {
+        uppers.push_back(upper);
+        std::push_heap(uppers.begin(), uppers.end());
+      } else if (upper < uppers.front()) {
+        std::pop_heap(uppers.begin(), uppers.end());
+        uppers.back() = upper;
+        std::push_heap(uppers.begin(), uppers.end());
       }
     };
     scene::WalkNearest<kDims>(
-        span.tree.nodes(), center, radius, bound, [&](const BvhNode& leaf) {
-          // The leaf's entities nearest first: each one looked at costs a
-          // pose lookup, and the first ones tighten the bound for the rest.
-          Pending order[scene::kLeafSize];
-          uint32_t n = 0;
+        span.tree.nodes(), center, radius, gather_bound,
+        [&](const BvhNode& leaf) {
           for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
-            order[n++] = {
-                scene::GapLowerBound<kDims>(span.boxes[i], center, radius), i};
-          }
-          scene::SortByKey(order, n);
-          for (uint32_t j = 0; j < n && order[j].key <= bound(); ++j) {
-            consider(order[j].node);
+            gather(i);
           }
         });
     for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
-      consider(static_cast<uint32_t>(i));
+      gather(static_cast<uint32_t>(i));
     }
   });
+  const float gathered_to = gather_bound();
+  std::sort(gathered.begin(), gathered.end(),
+            [](const Pending& a, const Pending& b) { return a.key < b.key; });
+  // Only what the gathering bound lets in (items gathered early, under a
+  // looser bound, are not worth a load).
+  size_t n = 0;
+  while (n < gathered.size() && gathered[n].key <= gathered_to) ++n;
+  h.PrefetchPoses(span, at, gathered.data(), n);
+  for (size_t j = 0; j < n && gathered[j].key <= bound(); ++j) {
+    consider(gathered[j].node);
+  }
+  if (bound() > gathered_to) {
+    // Some upper bound did not hold: answer with the ordinary walk.
+    while (!best.empty()) best.pop();
+    scene::WithDims(flat, [&](auto dims_case) {
+      constexpr int kDims = decltype(dims_case)::value;
+      scene::WalkNearest<kDims>(
+          span.tree.nodes(), center, radius, bound, [&](const BvhNode& leaf) {
+            // The leaf's entities nearest first: the first ones tighten the
+            // bound for the rest.
+            Pending order[scene::kLeafSize];
+            uint32_t m = 0;
+            for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
+              order[m++] = {
+                  scene::GapLowerBound<kDims>(span.boxes[i], center, radius),
+                  i};
+            }
+            scene::SortByKey(order, m);
+            for (uint32_t j = 0; j < m && order[j].key <= bound(); ++j) {
+              consider(order[j].node);
+            }
+          });
+      for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
+        if (scene::GapLowerBound<kDims>(span.boxes[i], center, radius) <=
+            bound()) {
+          consider(static_cast<uint32_t>(i));
+        }
+      }
+    });
+  }
   const bool truncated = best.size() > k;
   if (truncated) best.pop();
   hits->resize(best.size());
