@@ -4,7 +4,8 @@
 // interleaved streams (the bound
 // for a kernel that reads its columns and writes little), "triad" is
 // STREAM's a = b + s * c over three arrays of a third of the bytes each.
-// Also the benchmark main(), which records the Highway target.
+// BM_Latency: a dependent load's latency at the same and larger sizes. Also
+// the benchmark main(), which records the Highway target.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -50,6 +51,38 @@ void BM_Triad(benchmark::State& state) {
                           static_cast<int64_t>(12 * n));
 }
 
+// Latency of a load that depends on the one before (a pointer chase over
+// the cache lines of `bytes` in a random cycle): what each level of a tree
+// walk or a pose lookup costs when its data is not in a nearer cache.
+// Rewound scene queries (docs/scenes.md) are bounded by chains of these.
+void BM_Latency(benchmark::State& state) {
+  constexpr size_t kLine = 64 / sizeof(uint64_t);
+  const size_t lines = static_cast<size_t>(state.range(0)) / 64;
+  std::vector<uint64_t> next(lines * kLine);
+  std::vector<uint64_t> order(lines);
+  for (size_t i = 0; i < lines; ++i) order[i] = i;
+  uint64_t seed = 0x9E3779B97F4A7C15u;
+  for (size_t i = lines - 1; i > 0; --i) {  // Fisher-Yates, xorshift
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    std::swap(order[i], order[seed % (i + 1)]);
+  }
+  for (size_t i = 0; i < lines; ++i) {
+    next[order[i] * kLine] = order[(i + 1) % lines] * kLine;
+  }
+  uint64_t at = order[0] * kLine;
+  constexpr int kHops = 1024;
+  for (auto _ : state) {
+    for (int h = 0; h < kHops; ++h) at = next[at];
+    benchmark::DoNotOptimize(at);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kHops);
+  state.counters["ns_per_load"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * kHops,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 // Working sets: 1k, 64k, 4M pairs at 28 B (circle-rect) and 48 B (box-box).
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int64_t pairs : {int64_t{1} << 10, int64_t{1} << 16, int64_t{1} << 22}) {
@@ -60,6 +93,15 @@ void Sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Read)->Apply(Sizes);
 BENCHMARK(BM_Triad)->Apply(Sizes);
+// L1 and L2 sized, then the rewound bench's index at H 64 (4 MB) and H 256
+// (15 MB) and its poses at H 64 (44 MB) and H 256 (150 MB).
+BENCHMARK(BM_Latency)
+    ->Arg(int64_t{16} << 10)
+    ->Arg(int64_t{512} << 10)
+    ->Arg(int64_t{4} << 20)
+    ->Arg(int64_t{16} << 20)
+    ->Arg(int64_t{48} << 20)
+    ->Arg(int64_t{150} << 20);
 
 }  // namespace
 }  // namespace bench

@@ -575,7 +575,12 @@ bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t hint,
   size_t i = static_cast<size_t>(hint - t.dropped);
   if (hint >= t.dropped && i < t.count && t.at(i).tick <= at.tick) {
     if (i + 1 < t.count && t.at(i + 1).tick <= at.tick) {
-      const size_t guess = MoverGuess(t, i, span_first, at);
+      // Only an entity that moved at the next tick is guessed to move at
+      // every tick (a wrong guess costs a read of its own).
+      size_t guess = i + 1;
+      if (t.at(i + 1).tick == t.at(i).tick + 1) {
+        guess = MoverGuess(t, i, span_first, at);
+      }
       i = guess > i + 1 && t.at(guess).tick <= at.tick ? guess : i + 1;
       while (i + 1 < t.count && t.at(i + 1).tick <= at.tick) ++i;
     }
