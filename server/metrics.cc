@@ -13,7 +13,8 @@
 //   in 1.0.1 takes a std::mutex, so the handling-time histogram is our own
 //   AtomicHistogram (atomic_histogram.h: relaxed atomic bucket counters and
 //   an atomic sum), exported through a custom prometheus::Collectable
-//   registered on the same Exposer. Only a scrape (Collect) takes that collectable's mutex.
+//   registered on the same Exposer. Only a scrape (Collect) takes that
+//   collectable's mutex.
 // - Label sets outside the known tables (a new method, kind or reason) take
 //   a slow path that locks; they still get counted, so nothing is lost when
 //   the service grows before this table does.

@@ -493,8 +493,8 @@ TEST(SceneHistory, NearestLooksPastBoxesWhoseEntitiesDoNotCount) {
   only_1.mask = 1;
   std::vector<NearestHit> hits;
   // At 11 entity 7 is gone and 8 is there; at 10 the reverse.
-  EXPECT_TRUE(h.Nearest({11, 0.0f}, Vec2{0, 0}, 3, 1e30f,
-                        Boundary::kInclusive, only_1, &hits));
+  EXPECT_TRUE(h.Nearest({11, 0.0f}, Vec2{0, 0}, 3, 1e30f, Boundary::kInclusive,
+                        only_1, &hits));
   ASSERT_EQ(hits.size(), 3u);
   EXPECT_EQ(hits[0].id, 8u);
   EXPECT_EQ(hits[1].id, 10u);
@@ -509,8 +509,8 @@ TEST(SceneHistory, NearestLooksPastBoxesWhoseEntitiesDoNotCount) {
   EntityFilter not_8 = only_1;
   not_8.exclude = true;
   not_8.exclude_id = 8;
-  EXPECT_FALSE(h.Nearest({12, 0.0f}, Vec2{0, 0}, 6, 1e30f,
-                         Boundary::kInclusive, not_8, &hits));
+  EXPECT_FALSE(h.Nearest({12, 0.0f}, Vec2{0, 0}, 6, 1e30f, Boundary::kInclusive,
+                         not_8, &hits));
   ASSERT_EQ(hits.size(), 6u);
   for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i].id, 10u + i);
   // And within a gap that the far ones exceed: nothing, not a wrong answer.

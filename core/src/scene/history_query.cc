@@ -41,8 +41,7 @@ void ForEachOverlappingItem(const Span& s, const Aabb& box, Visit&& visit) {
 }  // namespace
 
 void SceneHistory::Impl::PrefetchPoses(const Span& span, SceneMoment at,
-                                       const Pending* items,
-                                       size_t n) const {
+                                       const Pending* items, size_t n) const {
   for (size_t j = 0; j < n; ++j) {
     const uint32_t item = items[j].node;
     PrefetchPose(span.handles[item], span.hints[item], span.first, at);
@@ -200,13 +199,13 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
         std::push_heap(uppers.begin(), uppers.end());
       }
     };
-    scene::WalkNearest<kDims>(
-        span.tree.nodes(), center, radius, gather_bound,
-        [&](const BvhNode& leaf) {
-          for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
-            gather(i);
-          }
-        });
+    scene::WalkNearest<kDims>(span.tree.nodes(), center, radius, gather_bound,
+                              [&](const BvhNode& leaf) {
+                                for (uint32_t i = leaf.first;
+                                     i < leaf.first + leaf.count; ++i) {
+                                  gather(i);
+                                }
+                              });
     for (size_t i = span.tree_size; i < span.handles.size(); ++i) {
       gather(static_cast<uint32_t>(i));
     }
