@@ -240,7 +240,7 @@ void RunAtFractionZero(uint32_t seed, Mix mix) {
   const bool flat = mix != Mix::k3D;
   SceneHistory history(flat ? SceneDimension::k2D : SceneDimension::k3D, 20);
   RandomHistory(
-      seed, mix, 60, 45, &history,
+      seed, mix, 60, 90, &history,
       [&](Generator& g, const Recorded& rec, uint64_t latest) {
         ASSERT_EQ(history.latest(), latest);
         for (int i = 0; i < 3; ++i) {
@@ -298,7 +298,7 @@ void RunInterpolated(uint32_t seed, Mix mix) {
   const bool flat = mix != Mix::k3D;
   SceneHistory history(flat ? SceneDimension::k2D : SceneDimension::k3D, 24);
   RandomHistory(
-      seed, mix, 50, 40, &history,
+      seed, mix, 50, 80, &history,
       [&](Generator& g, const Recorded& rec, uint64_t latest) {
         if (latest == history.oldest()) return;
         for (int i = 0; i < 3; ++i) {
@@ -342,7 +342,7 @@ void RunAnswerableBefore(uint32_t seed, Mix mix) {
                        kTicks);
   size_t answered_before = 0;
   RandomHistory(
-      seed, mix, 40, 40, &history, [](Generator&, const Recorded&, uint64_t) {},
+      seed, mix, 40, 80, &history, [](Generator&, const Recorded&, uint64_t) {},
       [&](Generator& g, const Recorded& rec, uint64_t next) {
         if (!history.has_ticks()) {
           EXPECT_FALSE(history.AnswerableBefore(next, {next - 1, 0.0f}));
