@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collision/core/scalar.h"
@@ -489,34 +490,32 @@ TEST(SceneHistory, NearestLooksPastBoxesWhoseEntitiesDoNotCount) {
   h.Upsert(8, Circle{{0, -1}, 0.5f}, 1);
   h.Commit(11);
   h.Commit(12);
+  // The ids answered, and whether the answer was truncated.
+  auto nearest = [&h](SceneMoment at, size_t k, float max_gap,
+                      const EntityFilter& filter) {
+    std::vector<NearestHit> hits;
+    const bool truncated = h.Nearest(at, Vec2{0, 0}, k, max_gap,
+                                     Boundary::kInclusive, filter, &hits);
+    std::vector<uint64_t> ids;
+    for (const NearestHit& hit : hits) ids.push_back(hit.id);
+    return std::make_pair(ids, truncated);
+  };
+  using Ids = std::vector<uint64_t>;
   EntityFilter only_1;
   only_1.mask = 1;
-  std::vector<NearestHit> hits;
   // At 11 entity 7 is gone and 8 is there; at 10 the reverse.
-  EXPECT_TRUE(h.Nearest({11, 0.0f}, Vec2{0, 0}, 3, 1e30f, Boundary::kInclusive,
-                        only_1, &hits));
-  ASSERT_EQ(hits.size(), 3u);
-  EXPECT_EQ(hits[0].id, 8u);
-  EXPECT_EQ(hits[1].id, 10u);
-  EXPECT_EQ(hits[2].id, 11u);
-  EXPECT_TRUE(h.Nearest({10, 0.5f}, Vec2{0, 0}, 3, 1e30f, Boundary::kInclusive,
-                        only_1, &hits));
-  ASSERT_EQ(hits.size(), 3u);
-  EXPECT_EQ(hits[0].id, 7u);
-  EXPECT_EQ(hits[1].id, 10u);
-  EXPECT_EQ(hits[2].id, 11u);
+  EXPECT_EQ(nearest({11, 0.0f}, 3, 1e30f, only_1),
+            std::make_pair(Ids{8, 10, 11}, true));
+  EXPECT_EQ(nearest({10, 0.5f}, 3, 1e30f, only_1),
+            std::make_pair(Ids{7, 10, 11}, true));
   // Excluding the one near entity of category 1 as the shooter.
   EntityFilter not_8 = only_1;
   not_8.exclude = true;
   not_8.exclude_id = 8;
-  EXPECT_FALSE(h.Nearest({12, 0.0f}, Vec2{0, 0}, 6, 1e30f, Boundary::kInclusive,
-                         not_8, &hits));
-  ASSERT_EQ(hits.size(), 6u);
-  for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i].id, 10u + i);
+  EXPECT_EQ(nearest({12, 0.0f}, 6, 1e30f, not_8),
+            std::make_pair(Ids{10, 11, 12, 13, 14, 15}, false));
   // And within a gap that the far ones exceed: nothing, not a wrong answer.
-  EXPECT_FALSE(h.Nearest({12, 0.0f}, Vec2{0, 0}, 2, 50.0f, Boundary::kInclusive,
-                         not_8, &hits));
-  EXPECT_TRUE(hits.empty());
+  EXPECT_EQ(nearest({12, 0.0f}, 2, 50.0f, not_8), std::make_pair(Ids{}, false));
 }
 
 TEST(SceneHistory, SkippedTicksRepeatTheWorldBeforeThem) {
