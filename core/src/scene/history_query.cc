@@ -1,6 +1,6 @@
-// SceneHistory's queries: walk the span of the moment's tick, take each
-// candidate's pose at that moment (interpolated), and answer it with the
-// scalar pairwise functions, in the orders and with the truncation of
+// SceneHistory's queries and pose lookups: walk the span of the moment's tick,
+// take each candidate's pose at that moment (interpolated), and answer it with
+// the scalar pairwise functions, in the orders and with the truncation of
 // scene.h (the same rules as scene.cc, whose SIMD kernels equal these
 // functions bit for bit).
 #include <algorithm>
@@ -18,7 +18,9 @@ using scene::Aabb;
 using scene::BvhNode;
 using scene::Family;
 using scene::Pending;
+using scene::Pose;
 using scene::Span;
+using scene::Track;
 
 namespace {
 
@@ -39,6 +41,100 @@ void ForEachOverlappingItem(const Span& s, const Aabb& box, Visit&& visit) {
 }
 
 }  // namespace
+
+const Span& SceneHistory::Impl::SpanAt(uint64_t t) const {
+  // The last span starting at or before t.
+  size_t lo = 0, hi = spans.size();
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    if (spans[mid].first <= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return spans[lo];
+}
+
+namespace {
+
+// Where the moment's pose would be had the entity moved at every tick since
+// its pose number `i` at the span's first tick: poses have increasing ticks,
+// so if that pose is at or before the moment, none before it is the one.
+size_t MoverGuess(const Track& t, size_t i, uint64_t span_first,
+                  SceneMoment at) {
+  const uint64_t ahead = at.tick > span_first ? at.tick - span_first : 0;
+  return static_cast<size_t>(
+      std::min<uint64_t>(i + ahead, uint64_t{t.count} - 1));
+}
+
+}  // namespace
+
+void SceneHistory::Impl::PrefetchTrack(uint32_t handle) const {
+  __builtin_prefetch(&tracks[handle]);
+}
+
+void SceneHistory::Impl::PrefetchPose(uint32_t handle, uint64_t hint,
+                                      uint64_t span_first,
+                                      SceneMoment at) const {
+  const Track& t = tracks[handle];
+  const size_t i = static_cast<size_t>(hint - t.dropped);
+  if (hint < t.dropped || i >= t.count) return;
+  // The slots PoseAt reads first: the hint's pose and the one after it
+  // (an entity still at the hint), or the mover's guess and the one after.
+  const size_t guess = MoverGuess(t, i, span_first, at);
+  __builtin_prefetch(&t.at(i));
+  __builtin_prefetch(&t.at(std::min<size_t>(i + 1, t.count - 1)));
+  __builtin_prefetch(&t.at(guess));
+  __builtin_prefetch(&t.at(std::min<size_t>(guess + 1, t.count - 1)));
+}
+
+bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t hint,
+                                uint64_t span_first, SceneMoment at,
+                                float* values, Family* family,
+                                uint32_t* category) const {
+  const Track& t = tracks[handle];
+  // The last pose at or before at.tick: from the span's hint, or the
+  // mover's guess when the entity moved since (one slot read instead of a
+  // scan across the span's poses), scanning forward; else searched.
+  size_t i = static_cast<size_t>(hint - t.dropped);
+  if (hint >= t.dropped && i < t.count && t.at(i).tick <= at.tick) {
+    if (i + 1 < t.count && t.at(i + 1).tick <= at.tick) {
+      // Only an entity that moved at the next tick is guessed to move at
+      // every tick (a wrong guess costs a read of its own).
+      size_t guess = i + 1;
+      if (t.at(i + 1).tick == t.at(i).tick + 1) {
+        guess = MoverGuess(t, i, span_first, at);
+      }
+      i = guess > i + 1 && t.at(guess).tick <= at.tick ? guess : i + 1;
+      while (i + 1 < t.count && t.at(i + 1).tick <= at.tick) ++i;
+    }
+  } else {
+    size_t lo = 0, hi = t.count;  // the first pose after at.tick
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (t.at(mid).tick <= at.tick) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == 0) return false;
+    i = lo - 1;
+  }
+  const Pose& p = t.at(i);
+  if (!p.alive) return false;
+  *family = p.family;
+  *category = p.category;
+  const Pose* next = i + 1 < t.count ? &t.at(i + 1) : nullptr;
+  if (at.fraction > 0.0f && next != nullptr && next->tick == at.tick + 1 &&
+      next->alive && next->family == p.family) {
+    scene::Interpolate(p.family, p.values, next->values, at.fraction, values);
+  } else {
+    std::copy(p.values, p.values + scene::ColumnCount(p.family), values);
+  }
+  return true;
+}
 
 void SceneHistory::Impl::PrefetchPoses(const Span& span, SceneMoment at,
                                        const Pending* items, size_t n) const {
