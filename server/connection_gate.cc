@@ -344,18 +344,16 @@ bool ConnectionGate::AcceptFrom(int listener) {
 }
 
 void ConnectionGate::Admit(int fd, const std::string& address) {
-  if (tracked_.size() >= max_connections_) Purge(/*force=*/false);
-  if (tracked_.size() >= max_connections_) {
+  if (open_.size() >= max_connections_) Purge(/*force=*/false);
+  if (open_.size() >= max_connections_) {
     metrics_->Rejected("connection_limit");
     Refuse(fd);
     return;
   }
-  struct stat st {};
-  fstat(fd, &st);
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  tracked_.push_back({fd, st.st_ino});
-  metrics_->SetConnections(static_cast<int64_t>(tracked_.size()));
+  open_.Add(fd);
+  metrics_->SetConnections(static_cast<int64_t>(open_.size()));
   {
     std::lock_guard<std::mutex> lock(peers_mu);
     Peers()[fd] = address;
@@ -368,20 +366,10 @@ void ConnectionGate::Purge(bool force) {
   if (!force && now - last_purge_ < kPurgeEvery) return;
   last_purge_ = now;
   std::lock_guard<std::mutex> lock(peers_mu);
-  const auto closed =
-      [](const Tracked& t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mu) {
-        struct stat st {};
-        if (fstat(t.fd, &st) != 0) {
-          Peers().erase(t.fd);
-          return true;
-        }
-        // Open again as something else (perhaps a newer connection, whose
-        // name stays): this one is gone.
-        return st.st_ino != t.inode || !S_ISSOCK(st.st_mode);
-      };
-  tracked_.erase(std::remove_if(tracked_.begin(), tracked_.end(), closed),
-                 tracked_.end());
-  metrics_->SetConnections(static_cast<int64_t>(tracked_.size()));
+  open_.Forget([](int fd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mu) {
+    Peers().erase(fd);
+  });
+  metrics_->SetConnections(static_cast<int64_t>(open_.size()));
 }
 
 void ConnectionGate::Refuse(int fd) {

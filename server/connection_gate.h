@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
+#include "server/open_sockets.h"
 
 namespace collision::server {
 
@@ -59,10 +60,6 @@ class ConnectionGate {
   void Stop();
 
  private:
-  struct Tracked {
-    int fd;
-    ino_t inode;  // a descriptor number gRPC closed may be reused
-  };
   struct Closing {
     int fd = -1;
     absl::Time deadline;
@@ -94,7 +91,7 @@ class ConnectionGate {
   grpc::Server* server_ = nullptr;
   Metrics* metrics_ = nullptr;
   size_t max_connections_ = 0;
-  std::vector<Tracked> tracked_;  // the accepting thread's alone
+  OpenSockets open_;  // the accepting thread's alone
   std::vector<Closing> closing_;
   absl::Time last_purge_ = absl::InfinitePast();
   std::thread thread_;

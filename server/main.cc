@@ -59,8 +59,9 @@ ABSL_FLAG(int, max_concurrent_streams, 100,
           "SETTINGS_MAX_CONCURRENT_STREAMS)");
 ABSL_FLAG(int, max_connections, -1,
           "connections the main port keeps open at once; one more is refused "
-          "(GOAWAY) while the others go on. -1: the open-file limit less 256; "
-          "0: no limit. Plaintext ports only (with TLS, leave it at -1)");
+          "(plaintext: its call UNAVAILABLE, then GOAWAY; TLS: closed before "
+          "its handshake) while the others go on. -1: the open-file limit "
+          "less 256; 0: no limit");
 ABSL_FLAG(int64_t, transport_memory_bytes, int64_t{256} << 20,
           "memory gRPC's transport may hold over all connections (read "
           "buffers, messages still arriving, call state); past it idle "

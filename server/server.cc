@@ -55,16 +55,20 @@ std::string WhyCannotListen(const std::string& address, bool reuseport) {
 
 // The process's open-file limit less what the rest of the server needs
 // (gRPC's own descriptors, the metrics and health ports, logs).
-int DefaultMaxConnections() {
+// The process's open-file limit (capped at 2^30; 2^20 when unlimited).
+int64_t OpenFileLimit() {
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) != 0 ||
       files.rlim_cur == RLIM_INFINITY) {
     return 1 << 20;
   }
-  const int64_t limit =
-      static_cast<int64_t>(std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
+  return static_cast<int64_t>(
+      std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
+}
+
+int DefaultMaxConnections() {
   return static_cast<int>(
-      std::max<int64_t>(16, limit - ServerOptions::kFilesKeptBack));
+      std::max<int64_t>(16, OpenFileLimit() - ServerOptions::kFilesKeptBack));
 }
 
 // Resident memory of this process (from /proc/self/statm), 0 if unknown.
@@ -214,11 +218,10 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
       service_options, server->metrics_.get());
   grpc::ServerBuilder builder;
   const bool plaintext = options.tls.cert_chain_file.empty();
-  if (options.max_connections > 0 && !plaintext) {
-    return absl::InvalidArgumentError(
-        "max_connections needs a plaintext port: gRPC 1.51 takes connections "
-        "from this server only without TLS (terminate TLS in front of it, "
-        "or leave max_connections at -1)");
+  if (options.max_connections != 0) {
+    server->max_connections_ = options.max_connections > 0
+                                   ? options.max_connections
+                                   : DefaultMaxConnections();
   }
   if (options.max_connections != 0 && plaintext) {
     auto gate =
@@ -226,11 +229,14 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
     if (!gate.ok()) return gate.status();
     server->gate_ = *std::move(gate);
     server->port_ = server->gate_->port();
-    server->max_connections_ = options.max_connections > 0
-                                   ? options.max_connections
-                                   : DefaultMaxConnections();
   } else {
     builder.AddListeningPort(options.address, *credentials, &server->port_);
+  }
+  if (options.max_connections != 0 && !plaintext) {
+    // gRPC keeps the listener and asks the limit about each connection.
+    server->listener_limit_ = std::make_shared<ListenerLimit>(
+        static_cast<size_t>(server->max_connections_), server->metrics_.get());
+    ListenerLimit::Install(server->listener_limit_, &builder);
   }
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,
                              options.allow_reuseport ? 1 : 0);
@@ -326,8 +332,14 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
 void CollisionServer::Watch() {
   const uint64_t seen = ListenerFailures();
   std::string line;
+  absl::Time recounted = absl::Now();
   while (!watch_stop_.load()) {
-    service_->FlushLogs(absl::Now());
+    const absl::Time now = absl::Now();
+    service_->FlushLogs(now);
+    if (listener_limit_ != nullptr && now - recounted >= absl::Seconds(1)) {
+      listener_limit_->Recount();
+      recounted = now;
+    }
     // Every 10 ms (reading /proc/self/statm costs microseconds): at
     // loopback speed (~400 MB/s coming in) the guard notices within ~4 MB.
     if (WaitForListenerFailure(seen, absl::Milliseconds(10), &line)) {

@@ -14,6 +14,7 @@
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "server/connection_gate.h"
+#include "server/listener_limit.h"
 #include "server/metrics.h"
 #include "server/scene_session.h"
 #include "server/service.h"
@@ -49,11 +50,12 @@ struct ServerOptions {
   // messages and piles of open streams can take. 0: no quota.
   int64_t transport_memory_bytes = int64_t{256} << 20;
   // Connections the main port keeps open at once; one more is refused
-  // (HTTP/2 GOAWAY, REFUSED_STREAM) while the others go on. -1: the
-  // process's open-file limit less kFilesKeptBack, at least 16. 0: no
-  // limit (gRPC's own listener, which stops accepting for good once
-  // descriptors run out: the server then exits for a restart). Only on a
-  // plaintext port: with TLS, gRPC 1.51 keeps the listener (as with 0).
+  // while the others go on: on a plaintext port its first call is answered
+  // UNAVAILABLE and GOAWAY follows (ConnectionGate), on a TLS port it is
+  // closed before its handshake (ListenerLimit). -1: the process's
+  // open-file limit less kFilesKeptBack, at least 16. 0: no limit (gRPC's
+  // own listener, which stops accepting for good once descriptors run out:
+  // the server then exits for a restart).
   int max_connections = -1;
   static constexpr int kFilesKeptBack = 256;
   // gRPC turns SO_REUSEPORT on by default, which lets a second server share a
@@ -178,7 +180,10 @@ class CollisionServer {
   // The main port's listener when it is plaintext and connections are
   // bounded (else gRPC's own).
   std::unique_ptr<ConnectionGate> gate_;
-  int max_connections_ = 0;  // what the gate enforces
+  int max_connections_ = 0;  // what the gate or the listener limit enforces
+  // The bound on gRPC's own listener (TLS), shared with the socket mutator
+  // gRPC holds.
+  std::shared_ptr<ListenerLimit> listener_limit_;
   std::thread watch_;
   std::array<int, 4> reserve_fds_{-1, -1, -1, -1};
 };

@@ -5,6 +5,8 @@
 // honest caller's latency through the attack.
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -289,6 +291,70 @@ TEST_F(Hardening, AListenerOutOfFileDescriptorsMakesTheServerExitForARestart) {
   EXPECT_THAT(log, HasSubstr("Failed accept4"));
   EXPECT_THAT(log, HasSubstr("the listening socket stopped accepting"));
   EXPECT_THAT(log, HasSubstr("exit status 1"));
+}
+
+TEST_F(Hardening, ATlsPortKeepsItsConnectionsBelowTheDescriptorLimit) {
+  // The default flags under 64 descriptors, with TLS: gRPC keeps the
+  // listener, and the limit (the 64 less 256, at least 16) closes the
+  // connections over it before their handshake, so descriptors never run
+  // out and the listener never stops (the test before this one).
+  const std::string certs = absl::StrCat(dir_, "/certs");
+  ASSERT_EQ(
+      std::system(
+          absl::StrCat("bash ", COLLISION_CERT_SCRIPT, " ", certs).c_str()),
+      0);
+  ASSERT_NO_FATAL_FAILURE(
+      StartServer({"--metrics_address=127.0.0.1:0",
+                   absl::StrCat("--tls_cert=", certs, "/server.pem"),
+                   absl::StrCat("--tls_key=", certs, "/server.key")},
+                  64));
+  EXPECT_THAT(server_->log(), HasSubstr("max_connections=16"));
+  std::ifstream ca_in(absl::StrCat(certs, "/ca.pem"));
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = std::string(std::istreambuf_iterator<char>(ca_in), {});
+  // A stub on a TLS connection of its own, and one call's status.
+  const auto connect = [&] {
+    grpc::ChannelArguments args = FreshConnection();
+    args.SetSslTargetNameOverride("localhost");
+    return v1::CollisionService::NewStub(grpc::CreateCustomChannel(
+        server_->target(), grpc::SslCredentials(ssl), args));
+  };
+  const auto call = [&](v1::CollisionService::Stub* stub) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(10));
+    v1::IntersectRequest request;
+    request.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+    request.add_pairs()->mutable_a()->mutable_point();
+    request.mutable_pairs(0)->mutable_b()->mutable_point();
+    v1::IntersectResponse response;
+    return stub->Intersect(&context, request, &response).error_code();
+  };
+  auto honest = connect();
+  ASSERT_EQ(call(honest.get()), grpc::StatusCode::OK) << server_->log();
+  // 15 of them fill the limit beside the honest caller; 65 are refused.
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 80; ++i) {
+    flood.push_back(std::make_unique<RawConnection>(server_->port()));
+    ASSERT_TRUE(flood.back()->connected());
+  }
+  EXPECT_TRUE(MetricReaches(
+      "collision_rejected_total{reason=\"connection_limit\"}", 80 - 15))
+      << server_->log();
+  EXPECT_EQ(call(connect().get()), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(call(honest.get()), grpc::StatusCode::OK);
+  // Once the flood has gone the port takes connections again: it never
+  // ran out of descriptors.
+  flood.clear();
+  const absl::Time until = absl::Now() + absl::Seconds(20);
+  grpc::StatusCode code = call(connect().get());
+  while (code != grpc::StatusCode::OK && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+    code = call(connect().get());
+  }
+  EXPECT_EQ(code, grpc::StatusCode::OK) << server_->log();
+  EXPECT_THAT(server_->log(), ::testing::Not(HasSubstr("Failed accept4")));
+  EXPECT_THAT(server_->log(), ::testing::Not(HasSubstr("stopped accepting")));
 }
 
 }  // namespace

@@ -1,17 +1,25 @@
 // TLS, mutual TLS and bearer tokens on a real server (127.0.0.1:0), called
 // through the C++ client library. Certificates are made at test time by
 // make_test_certs.sh (openssl); nothing secret is committed.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "collision/client/client.h"
 #include "gmock/gmock.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/util/http_get.h"
 #include "tests/util/local_server.h"
 
 namespace collision {
@@ -227,6 +235,89 @@ TEST_F(Security, StreamsNeedTheTokenToo) {
       EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
     }
   }
+}
+
+// A TLS port keeps gRPC's own listener (gRPC 1.51 takes connections from
+// outside only without TLS): there the limit closes a connection over it
+// before its handshake, and the open ones go on.
+TEST_F(Security, TlsConnectionsBeyondTheLimitAreClosedAndTheOthersGoOn) {
+  server::ServerOptions o;
+  o.tls.cert_chain_file = File("server.pem");
+  o.tls.private_key_file = File("server.key");
+  o.max_connections = 8;
+  o.metrics_address = "127.0.0.1:0";
+  auto s = testing::StartServer(std::move(o));
+  ASSERT_NE(s, nullptr);
+  const auto metric = [&](const std::string& sample) {
+    auto body = testing::HttpGet(s->metrics_port(), "/metrics");
+    EXPECT_TRUE(body.ok()) << body.status();
+    if (!body.ok()) return -1.0;
+    const auto samples = testing::ParseSamples(*body);
+    const auto it = samples.find(sample);
+    return it == samples.end() ? 0.0 : it->second;
+  };
+  const auto wait_for = [&](const std::string& sample, auto done) {
+    const absl::Time until = absl::Now() + absl::Seconds(20);
+    while (!done(metric(sample)) && absl::Now() < until) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return done(metric(sample));
+  };
+  const std::string kRejected =
+      "collision_rejected_total{reason=\"connection_limit\"}";
+  c::ClientOptions honest_options = Tls();
+  honest_options.own_connection = true;
+  honest_options.retry.enabled = false;
+  honest_options.timeout = absl::Seconds(5);
+  auto honest = c::Client::Create(s->address(), honest_options);
+  ASSERT_TRUE(honest.ok()) << honest.status();
+  const auto batch = c::IntersectBatch().Add(c::Point(0, 0), c::Point(0, 0));
+  ASSERT_TRUE((*honest)->Intersect(batch).ok());
+
+  // 40 connections that never begin their handshake: 7 fill the limit
+  // beside the honest one, the other 33 are closed by the server.
+  constexpr int kFlood = 40, kKept = 7;
+  std::vector<int> flood;
+  for (int i = 0; i < kFlood; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    flood.push_back(fd);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(s->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  }
+  ASSERT_TRUE(wait_for(kRejected, [](double v) { return v >= kFlood - kKept; }))
+      << metric(kRejected);
+  EXPECT_EQ(metric(kRejected), kFlood - kKept);
+  EXPECT_EQ(metric("collision_connections"), kKept + 1);
+  // (Each refusal is counted after its shutdown: every refused socket has
+  // its end of stream by now.)
+  int closed = 0;
+  for (int fd : flood) {
+    char byte;
+    if (recv(fd, &byte, 1, MSG_DONTWAIT) == 0) ++closed;
+  }
+  EXPECT_EQ(closed, kFlood - kKept);
+  // A new client cannot connect; the honest one goes on.
+  EXPECT_EQ(Call(*s, Tls()), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE((*honest)->Intersect(batch).ok());
+
+  // Once the flood has gone, new clients are served again, and the gauge
+  // falls (recounted every second).
+  for (int fd : flood) close(fd);
+  const absl::Time until = absl::Now() + absl::Seconds(20);
+  absl::StatusCode code = Call(*s, Tls());
+  while (code != absl::StatusCode::kOk && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+    code = Call(*s, Tls());
+  }
+  EXPECT_EQ(code, absl::StatusCode::kOk);
+  EXPECT_TRUE(wait_for("collision_connections", [](double v) {
+    return v >= 1 && v <= 2;
+  })) << metric("collision_connections");
+  EXPECT_TRUE((*honest)->Intersect(batch).ok());
 }
 
 TEST(SecurityConfig, BadFilesAreClearErrors) {
