@@ -140,12 +140,22 @@ struct Recorded {
   }
 };
 
+// How a random history moves: by default each entity moves at a tick with
+// chance 0.3, and a fifth of the ticks skip two tick numbers.
+struct Motion {
+  // Share of the entities that move at nearly every tick (chance 0.97:
+  // every-tick movers that now and then stop), sometimes twice in a tick.
+  double steady = 0.0;
+  double gap = 0.2;
+};
+
 // Commits `ticks` random ticks (moves, births, deaths, kind changes; tick
 // numbers with gaps) to `history`, calling check() after each and
 // staged(g, rec, tick) with each tick's changes staged, before its commit.
 template <typename Check, typename Staged>
 void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
-                   SceneHistory* history, Check&& check, Staged&& staged) {
+                   SceneHistory* history, Check&& check, Staged&& staged,
+                   const Motion& motion = {}) {
   Generator g(seed, mix);
   Recorded rec;
   World world;
@@ -159,7 +169,11 @@ void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
   for (int n = 0; n < ticks; ++n) {
     if (n > 0) {
       for (auto& [id, e] : world) {
-        if (g.Chance(0.3)) {
+        const bool steady = (id / 7919) % 100 < motion.steady * 100;
+        if (g.Chance(steady ? 0.97 : 0.3)) {
+          if (steady && g.Chance(0.05)) {
+            history->Upsert(id, g.EntityShape(), e.category);  // replaced
+          }
           e.shape = g.EntityShape();
           history->Upsert(id, e.shape, e.category);
         }
@@ -180,15 +194,17 @@ void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
     history->Commit(tick);
     rec.worlds[tick] = world;
     check(g, rec, tick);
-    tick += g.Chance(0.2) ? 3 : 1;  // skipped ticks repeat the world
+    tick += g.Chance(motion.gap) ? 3 : 1;  // skipped ticks repeat the world
   }
 }
 
 template <typename Check>
 void RandomHistory(uint32_t seed, Mix mix, int entities, int ticks,
-                   SceneHistory* history, Check&& check) {
-  RandomHistory(seed, mix, entities, ticks, history, check,
-                [](Generator&, const Recorded&, uint64_t) {});
+                   SceneHistory* history, Check&& check,
+                   const Motion& motion = {}) {
+  RandomHistory(
+      seed, mix, entities, ticks, history, check,
+      [](Generator&, const Recorded&, uint64_t) {}, motion);
 }
 
 // Every query kind at `at` against `want` (brute force over that world).
@@ -295,7 +311,7 @@ TEST(SceneHistory, AtFractionZeroEqualsASceneOfThatTick3D) {
   RunAtFractionZero(3, Mix::k3D);
 }
 
-void RunInterpolated(uint32_t seed, Mix mix) {
+void RunInterpolated(uint32_t seed, Mix mix, const Motion& motion = {}) {
   const bool flat = mix != Mix::k3D;
   SceneHistory history(flat ? SceneDimension::k2D : SceneDimension::k3D, 24);
   RandomHistory(
@@ -318,13 +334,22 @@ void RunInterpolated(uint32_t seed, Mix mix) {
                           "seed " + std::to_string(seed) + " at " +
                               std::to_string(t) + "+" + std::to_string(f));
         }
-      });
+      },
+      motion);
 }
 
 TEST(SceneHistory, InterpolatedAnswersEqualBruteForce2D) {
   RunInterpolated(11, Mix::kAll2D);
   RunInterpolated(12, Mix::kBalls2D);
   RunInterpolated(13, Mix::kBallsAndRects);
+}
+
+// Entities that move at every tick are looked up where such a mover's pose
+// would be (Span::hints): also when they stop, are moved twice in a tick,
+// die and are born again, or the ticks skip.
+TEST(SceneHistory, InterpolatedAnswersEqualBruteForceForEveryTickMovers) {
+  RunInterpolated(14, Mix::kAll2D, Motion{0.5, 0.02});
+  RunInterpolated(15, Mix::k3D, Motion{0.5, 0.02});
 }
 
 TEST(SceneHistory, InterpolatedAnswersEqualBruteForce3D) {

@@ -1,6 +1,7 @@
 #include "scene/bvh.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -28,8 +29,9 @@ void Bvh::Build(const std::vector<Aabb>& boxes, std::vector<uint32_t>* order) {
       centroids[i * 3 + a] = boxes[i].lo[a] + boxes[i].hi[a];
     }
   }
-  nodes_.reserve(2 * (n / kLeafSize + 1));
+  nodes_.reserve(2 * (n / kLeafSize + 1) + 1);
   nodes_.push_back(BvhNode{});
+  if (n > kLeafSize) nodes_.push_back(BvhNode{EmptyAabb(), 0, 0});  // unused
   Split(0, 0, n, 0, boxes, order, &centroids);
 }
 
@@ -66,6 +68,7 @@ void Bvh::Split(uint32_t node, uint32_t begin, uint32_t end, int depth,
           ? SahSplit(begin, end, axis, spread, boxes, order, *centroids)
           : MedianSplit(begin, end, axis, order, *centroids);
   const uint32_t left = static_cast<uint32_t>(nodes_.size());
+  assert(left % 2 == 0);  // the pair shares a cache line (bvh.h)
   nodes_.push_back(BvhNode{});
   nodes_.push_back(BvhNode{});
   nodes_[node].first = left;
@@ -148,6 +151,7 @@ uint32_t Bvh::SahSplit(uint32_t begin, uint32_t end, int axis,
 float Bvh::Refit(const Aabb* item_boxes) {
   float leaf_cost = 0.0f;
   for (size_t i = nodes_.size(); i-- > 0;) {
+    if (i == 1) continue;  // unused (Build)
     BvhNode& node = nodes_[i];
     if (node.count > 0) {
       Aabb box = EmptyAabb();

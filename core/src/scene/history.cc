@@ -337,6 +337,7 @@ void SceneHistory::Impl::FillSpan(uint64_t first, Span* out) const {
     span.hints[i] = t.empty() ? 0 : t.last_number();
     if (Alive(t)) {
       const Pose& p = t.last();
+      if (p.tick == first) span.hints[i] |= scene::kEveryTick;
       span.boxes[i] = scene::PoseBox(p.family, p.values);
       span.families |= uint8_t(1u << static_cast<int>(p.family));
     } else {
@@ -366,7 +367,9 @@ void SceneHistory::Impl::BuildSpan(Span* span) const {
   for (size_t i = 0; i < live.size(); ++i) {
     span->handles[i] = live[order[i]];
     span->boxes[i] = boxes[order[i]];
-    span->hints[i] = tracks[span->handles[i]].last_number();
+    const Track& t = tracks[span->handles[i]];
+    span->hints[i] = t.last_number();
+    if (t.last().tick == span->first) span->hints[i] |= scene::kEveryTick;
   }
   span->tree_size = live.size();
   span->built_cost = span->tree.LeafCost();
@@ -395,6 +398,12 @@ void SceneHistory::Impl::GrowOpenSpan(uint32_t handle, const Pose& p) {
   }
   scene::Grow(&span.boxes[item], box);
   if (item < span.tree_size) span.moved = true;
+  // (The pose before, just read by SetPose, is still cached.)
+  const Track& t = tracks[handle];
+  if ((span.hints[item] & scene::kEveryTick) &&
+      (t.count < 2 || t.at(t.count - 2).tick + 1 != p.tick)) {
+    span.hints[item] &= ~scene::kEveryTick;
+  }
 }
 
 uint64_t SceneHistory::Impl::WindowStart(uint64_t tick) const {

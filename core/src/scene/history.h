@@ -91,7 +91,10 @@ struct Span {
   std::vector<uint32_t> handles;
   std::vector<Aabb> boxes;
   // Per item: the number of its entity's pose at the span's first tick (or
-  // when it appeared), where a pose lookup starts scanning.
+  // when it appeared), where a pose lookup starts scanning; with
+  // kEveryTick when that pose is at the span's first tick and the entity
+  // has had a pose at every tick of the span since (as far as commits have
+  // shown: one that stopped keeps the bit).
   std::vector<uint64_t> hints;
   uint8_t families = 0;  // bit per Family with a live pose in the span
   float built_cost = 0;
@@ -99,6 +102,11 @@ struct Span {
   bool moved = false;
   size_t memory_bytes() const;
 };
+
+// A span hint's flag (Span::hints): its entity's pose at tick t of the span
+// is most likely pose number hint + (t - first), one slot read where a scan
+// would read the span's first pose and the one after it first.
+constexpr uint64_t kEveryTick = uint64_t{1} << 63;
 
 // A pose's box, grown to hold every interpolated pose between it and
 // another pose's box: the store's box, except for a rotated rect, boxed by

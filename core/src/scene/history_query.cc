@@ -74,10 +74,20 @@ void SceneHistory::Impl::PrefetchTrack(uint32_t handle) const {
   __builtin_prefetch(&tracks[handle]);
 }
 
-void SceneHistory::Impl::PrefetchPose(uint32_t handle, uint64_t hint,
+void SceneHistory::Impl::PrefetchPose(uint32_t handle, uint64_t flagged_hint,
                                       uint64_t span_first,
                                       SceneMoment at) const {
   const Track& t = tracks[handle];
+  const uint64_t hint = flagged_hint & ~scene::kEveryTick;
+  const uint64_t mover = hint + (at.tick - span_first);
+  if ((flagged_hint & scene::kEveryTick) && mover >= t.dropped &&
+      mover - t.dropped < t.count) {
+    // The slot PoseAt reads (and the one after it, to interpolate).
+    const size_t i = static_cast<size_t>(mover - t.dropped);
+    __builtin_prefetch(&t.at(i));
+    __builtin_prefetch(&t.at(std::min<size_t>(i + 1, t.count - 1)));
+    return;
+  }
   const size_t i = static_cast<size_t>(hint - t.dropped);
   if (hint < t.dropped || i >= t.count) return;
   // The slots PoseAt reads first: the hint's pose and the one after it
@@ -89,16 +99,24 @@ void SceneHistory::Impl::PrefetchPose(uint32_t handle, uint64_t hint,
   __builtin_prefetch(&t.at(std::min<size_t>(guess + 1, t.count - 1)));
 }
 
-bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t hint,
+bool SceneHistory::Impl::PoseAt(uint32_t handle, uint64_t flagged_hint,
                                 uint64_t span_first, SceneMoment at,
                                 float* values, Family* family,
                                 uint32_t* category) const {
   const Track& t = tracks[handle];
-  // The last pose at or before at.tick: from the span's hint, or the
+  // The last pose at or before at.tick: the slot an every-tick mover's
+  // pose is in, if it is there; else from the span's hint, or the
   // mover's guess when the entity moved since (one slot read instead of a
   // scan across the span's poses), scanning forward; else searched.
+  const uint64_t hint = flagged_hint & ~scene::kEveryTick;
+  const uint64_t mover = hint + (at.tick - span_first);
   size_t i = static_cast<size_t>(hint - t.dropped);
-  if (hint >= t.dropped && i < t.count && t.at(i).tick <= at.tick) {
+  if ((flagged_hint & scene::kEveryTick) && mover >= t.dropped &&
+      mover - t.dropped < t.count &&
+      t.at(static_cast<size_t>(mover - t.dropped)).tick == at.tick) {
+    // (A pose at the moment's very tick is the last one at or before it.)
+    i = static_cast<size_t>(mover - t.dropped);
+  } else if (hint >= t.dropped && i < t.count && t.at(i).tick <= at.tick) {
     if (i + 1 < t.count && t.at(i + 1).tick <= at.tick) {
       // Only an entity that moved at the next tick is guessed to move at
       // every tick (a wrong guess costs a read of its own).

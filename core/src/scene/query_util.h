@@ -170,8 +170,7 @@ void WithSegmentCase(const Segment& s, Body&& body) {
 // (pushing both and popping one at once cost a store-forwarding stall per
 // node). Children that miss or start beyond bound() are dropped.
 template <typename Key, typename Bound, typename Leaf>
-void WalkTree(const std::vector<BvhNode>& nodes, Key&& key, Bound&& bound,
-              Leaf&& leaf) {
+void WalkTree(const BvhNodes& nodes, Key&& key, Bound&& bound, Leaf&& leaf) {
   if (nodes.empty()) return;
   Pending stack[kMaxDepth];
   int top = 0;
@@ -214,8 +213,8 @@ void WalkTree(const std::vector<BvhNode>& nodes, Key&& key, Bound&& bound,
 
 // WalkTree for a ball's nearest entities (key: GapLowerBound).
 template <int kDims, typename Bound, typename Leaf>
-void WalkNearest(const std::vector<BvhNode>& nodes, const float* center,
-                 float radius, Bound&& bound, Leaf&& leaf) {
+void WalkNearest(const BvhNodes& nodes, const float* center, float radius,
+                 Bound&& bound, Leaf&& leaf) {
   WalkTree(
       nodes,
       [center, radius](const Aabb& box) {
@@ -226,8 +225,8 @@ void WalkNearest(const std::vector<BvhNode>& nodes, const float* center,
 
 // WalkTree for a cast (key: the segment's entry).
 template <int kDims, bool kParallel, typename Limit, typename Leaf>
-void WalkSegment(const std::vector<BvhNode>& nodes, const Segment& segment,
-                 Limit&& limit, Leaf&& leaf) {
+void WalkSegment(const BvhNodes& nodes, const Segment& segment, Limit&& limit,
+                 Leaf&& leaf) {
   WalkTree(
       nodes,
       [&segment](const Aabb& box) {
@@ -291,7 +290,7 @@ inline CastResult CastAgainst(const CastQuery& cast, bool flat,
 // `box`. Children are tested before they are pushed, and one of two that
 // overlap is visited next without a round trip through the stack.
 template <typename Visit>
-void ForEachOverlappingLeaf(const std::vector<BvhNode>& nodes, const Aabb& box,
+void ForEachOverlappingLeaf(const BvhNodes& nodes, const Aabb& box,
                             Visit&& visit) {
   if (nodes.empty()) return;
   uint32_t stack[kMaxDepth];
