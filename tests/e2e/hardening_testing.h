@@ -201,12 +201,9 @@ class Hardening : public ::testing::Test {
 
   // The value of a counter on the server's /metrics (0 when absent).
   double Metric(const std::string& sample) {
-    auto body = testing::HttpGet(server_->metrics_port(), "/metrics");
-    EXPECT_TRUE(body.ok()) << body.status();
-    if (!body.ok()) return -1;
-    const auto samples = testing::ParseSamples(*body);
-    const auto it = samples.find(sample);
-    return it == samples.end() ? 0 : it->second;
+    auto value = testing::MetricSample(server_->metrics_port(), sample);
+    EXPECT_TRUE(value.ok()) << value.status();
+    return value.ok() ? *value : -1;
   }
 
   // Waits (bounded) until a counter reaches `value`.

@@ -249,12 +249,9 @@ TEST_F(Security, TlsConnectionsBeyondTheLimitAreClosedAndTheOthersGoOn) {
   auto s = testing::StartServer(std::move(o));
   ASSERT_NE(s, nullptr);
   const auto metric = [&](const std::string& sample) {
-    auto body = testing::HttpGet(s->metrics_port(), "/metrics");
-    EXPECT_TRUE(body.ok()) << body.status();
-    if (!body.ok()) return -1.0;
-    const auto samples = testing::ParseSamples(*body);
-    const auto it = samples.find(sample);
-    return it == samples.end() ? 0.0 : it->second;
+    auto value = testing::MetricSample(s->metrics_port(), sample);
+    EXPECT_TRUE(value.ok()) << value.status();
+    return value.ok() ? *value : -1.0;
   };
   const auto wait_for = [&](const std::string& sample, auto done) {
     const absl::Time until = absl::Now() + absl::Seconds(20);

@@ -102,6 +102,17 @@ inline std::map<std::string, double> ParseSamples(const std::string& body) {
   return samples;
 }
 
+// One sample's value on the /metrics endpoint at `port` (0 when the
+// exposition has no such sample), or why it could not be scraped.
+inline absl::StatusOr<double> MetricSample(int port,
+                                           const std::string& sample) {
+  auto body = HttpGet(port, "/metrics");
+  if (!body.ok()) return body.status();
+  const auto samples = ParseSamples(*body);
+  const auto it = samples.find(sample);
+  return it == samples.end() ? 0.0 : it->second;
+}
+
 }  // namespace collision::testing
 
 #endif  // COLLISION_TESTS_UTIL_HTTP_GET_H_
