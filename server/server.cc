@@ -55,20 +55,16 @@ std::string WhyCannotListen(const std::string& address, bool reuseport) {
 
 // The process's open-file limit less what the rest of the server needs
 // (gRPC's own descriptors, the metrics and health ports, logs).
-// The process's open-file limit (capped at 2^30; 2^20 when unlimited).
-int64_t OpenFileLimit() {
+int DefaultMaxConnections() {
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) != 0 ||
       files.rlim_cur == RLIM_INFINITY) {
     return 1 << 20;
   }
-  return static_cast<int64_t>(
-      std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
-}
-
-int DefaultMaxConnections() {
+  const int64_t limit =
+      static_cast<int64_t>(std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
   return static_cast<int>(
-      std::max<int64_t>(16, OpenFileLimit() - ServerOptions::kFilesKeptBack));
+      std::max<int64_t>(16, limit - ServerOptions::kFilesKeptBack));
 }
 
 // Resident memory of this process (from /proc/self/statm), 0 if unknown.
