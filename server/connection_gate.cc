@@ -96,16 +96,47 @@ absl::flat_hash_map<int, std::string>& Peers() {
   return *peers;
 }
 
+}  // namespace
+
 std::string AddressName(const sockaddr_storage& a) {
   char text[INET6_ADDRSTRLEN] = "?";
-  if (a.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
-    inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
-    return absl::StrCat("ipv4:", text, ":", ntohs(v4.sin_port));
+  if (a.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
+    if (!IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr)) {
+      inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
+      return absl::StrCat("ipv6:[", text, "]:", ntohs(v6.sin6_port));
+    }
+    // An IPv4 caller of a dual-stack socket, named as gRPC names it.
+    inet_ntop(AF_INET, &v6.sin6_addr.s6_addr[12], text, sizeof text);
+    return absl::StrCat("ipv4:", text, ":", ntohs(v6.sin6_port));
   }
-  const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
-  inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
-  return absl::StrCat("ipv6:[", text, "]:", ntohs(v6.sin6_port));
+  const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
+  inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
+  return absl::StrCat("ipv4:", text, ":", ntohs(v4.sin_port));
+}
+
+namespace {
+
+// gRPC's name for an IPv6 peer is a URI, "ipv6:%5B::1%5D:5000" (a scope,
+// if any, as "%25eth0" inside the brackets): written again by AddressName,
+// or empty when it is not one.
+std::string Ipv6Name(absl::string_view rest) {
+  if (!absl::ConsumePrefix(&rest, "ipv6:")) return "";
+  const bool encoded = absl::ConsumePrefix(&rest, "%5B");
+  if (!encoded && !absl::ConsumePrefix(&rest, "[")) return "";
+  const size_t close = rest.rfind(encoded ? "%5D:" : "]:");
+  if (close == absl::string_view::npos) return "";
+  int port = 0;
+  if (!absl::SimpleAtoi(rest.substr(close + (encoded ? 4 : 2)), &port)) {
+    return "";
+  }
+  const std::string host(rest.substr(0, std::min(close, rest.find('%'))));
+  sockaddr_storage a{};
+  auto& v6 = reinterpret_cast<sockaddr_in6&>(a);
+  v6.sin6_family = AF_INET6;
+  v6.sin6_port = htons(static_cast<uint16_t>(port));
+  if (inet_pton(AF_INET6, host.c_str(), &v6.sin6_addr) != 1) return "";
+  return AddressName(a);
 }
 
 }  // namespace
@@ -114,7 +145,8 @@ std::string PeerName(const std::string& grpc_peer) {
   absl::string_view rest = grpc_peer;
   int fd = -1;
   if (!absl::ConsumePrefix(&rest, "fd:") || !absl::SimpleAtoi(rest, &fd)) {
-    return grpc_peer;
+    std::string v6 = Ipv6Name(grpc_peer);
+    return v6.empty() ? grpc_peer : v6;
   }
   std::lock_guard<std::mutex> lock(peers_mu);
   const auto it = Peers().find(fd);

@@ -9,6 +9,7 @@
 #define COLLISION_SERVER_CONNECTION_GATE_H_
 
 #include <netdb.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -35,10 +36,16 @@ int ListeningSocket(const addrinfo& a, bool reuseport, int flags);
 // A failed bind's errno in words (EADDRINUSE: another process has it).
 std::string BindError(int error);
 
-// The peer name gRPC gives a connection: "fd:N" for one a gate handed over,
-// here translated to the address it came from, as gRPC's own listener names
-// it ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000"); any other name unchanged.
+// A connection's peer as this server names it everywhere (logs, the
+// per-connection share, ArrivalLedger): "ipv4:127.0.0.1:5000",
+// "ipv6:[::1]:5000" (as AddressName writes it). gRPC names a connection a
+// gate handed over "fd:N", here translated to the address it came from,
+// and one it accepted itself "ipv6:%5B::1%5D:5000" for IPv6, here
+// written again; any other name unchanged.
 std::string PeerName(const std::string& grpc_peer);
+// The name gRPC gives a connection from `a` (an IPv4 caller of a
+// dual-stack socket, ::ffff:a.b.c.d, as ipv4:a.b.c.d:port).
+std::string AddressName(const sockaddr_storage& a);
 
 class ConnectionGate {
  public:

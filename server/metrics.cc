@@ -83,9 +83,10 @@ constexpr std::array<std::string_view, kWorkKinds> kKnownKinds = [] {
   return names;
 }();
 
-constexpr std::array<std::string_view, 7> kKnownReasons = {
-    "invalid_argument", "overloaded",      "deadline",          "cancelled",
-    "no_message",       "unauthenticated", "metadata_too_large"};
+constexpr std::array<std::string_view, 8> kKnownReasons = {
+    "invalid_argument",   "overloaded",      "deadline",
+    "cancelled",          "no_message",      "unauthenticated",
+    "metadata_too_large", "transport_memory"};
 
 // Indexed by the numeric grpc::StatusCode (0..16).
 constexpr int kNumCodes = 17;
@@ -146,6 +147,7 @@ class NullMetrics final : public Metrics {
   void Rejected(const std::string&) override {}
   void SetInFlight(int64_t) override {}
   void SetConnections(int64_t) override {}
+  void SetTransportHeld(int64_t) override {}
   void ScenesChanged(int64_t, int64_t) override {}
   void SceneQueries(const std::string&, uint64_t) override {}
   void SceneMessageHandled(double) override {}
@@ -196,6 +198,16 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
                                "when it is plaintext: --max_connections).")
                          .Register(*registry_)
                          .Add({})),
+        transport_held_(
+            prometheus::BuildGauge()
+                .Name("collision_transport_held_bytes")
+                .Help("Bytes the main port's connections sent that no call "
+                      "has taken yet (messages still arriving; read every "
+                      "second, more often under memory pressure); past "
+                      "--transport_memory_bytes the connections holding "
+                      "the most are cut.")
+                .Register(*registry_)
+                .Add({})),
         scenes_(prometheus::BuildGauge()
                     .Name("collision_scenes_open")
                     .Help("Scenes (SceneService.Session streams) open.")
@@ -363,6 +375,9 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     in_flight_.Set(static_cast<double>(in_flight));
   }
 
+  void SetTransportHeld(int64_t bytes) override {
+    transport_held_.Set(static_cast<double>(bytes));
+  }
   void SetConnections(int64_t open) override {
     connections_.Set(static_cast<double>(open));
   }
@@ -455,6 +470,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   prometheus::Family<prometheus::Counter>& rejected_;
   prometheus::Gauge& in_flight_;
   prometheus::Gauge& connections_;
+  prometheus::Gauge& transport_held_;
   prometheus::Gauge& scenes_;
   prometheus::Gauge& scene_entities_;
   prometheus::Family<prometheus::Counter>& scene_queries_;

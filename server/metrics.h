@@ -52,6 +52,9 @@ class Metrics {
   virtual void SetInFlight(int64_t in_flight) = 0;
   // Connections open on the main port, as counted by ConnectionGate.
   virtual void SetConnections(int64_t open) = 0;
+  // Bytes the main port's connections sent that no call has taken yet
+  // (messages still arriving), as TransportShedder last read them.
+  virtual void SetTransportHeld(int64_t bytes) = 0;
   // Scenes (SceneService.Session streams with a scene) opened (+1) or
   // closed (-1), and the change in their total entity count.
   virtual void ScenesChanged(int64_t scenes_delta, int64_t entities_delta) = 0;

@@ -249,8 +249,13 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
                              kTransportMetadataBytes);
   if (options.transport_memory_bytes > 0) {
+    // Twice the budget: the server's own cut (TransportShedder) comes
+    // first. Near its quota gRPC sends GOAWAY to every connection without
+    // an open call, honest ones included (measured: an honest caller's call
+    // failed "GOAWAY received" while half-sent messages filled a quota equal
+    // to the budget).
     grpc::ResourceQuota quota("collision_server");
-    quota.Resize(static_cast<std::size_t>(options.transport_memory_bytes));
+    quota.Resize(static_cast<std::size_t>(2 * options.transport_memory_bytes));
     builder.SetResourceQuota(quota);
   }
   const auto ms = [](absl::Duration d) {
@@ -321,6 +326,11 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   // (see Watch).
   for (int& fd : server->reserve_fds_)
     fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (options.transport_memory_bytes > 0) {
+    server->shedder_ = std::make_unique<TransportShedder>(
+        server->port_, options.transport_memory_bytes,
+        server->service_->arrivals(), server->metrics_.get());
+  }
   server->watch_ = std::thread([s = server.get()] { s->Watch(); });
   return server;
 }
@@ -351,6 +361,7 @@ void CollisionServer::Watch() {
       return;
     }
     const int64_t rss = ResidentBytes();
+    if (shedder_ != nullptr) shedder_->Check(now, rss);
     if (options_.memory_limit_bytes > 0 && rss > options_.memory_limit_bytes) {
       // No grace: every connection is cut at once, so that whatever is
       // still arriving stops arriving.

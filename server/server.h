@@ -18,6 +18,7 @@
 #include "server/metrics.h"
 #include "server/scene_session.h"
 #include "server/service.h"
+#include "server/transport_shedder.h"
 
 namespace collision::server {
 
@@ -43,11 +44,12 @@ struct ServerOptions {
   // SETTINGS_MAX_CONCURRENT_STREAMS). gRPC clients queue calls beyond it;
   // gRPC 1.51 closes the connection of a peer that opens more.
   int max_concurrent_streams = 100;
-  // Memory gRPC's transport may hold over all connections (a
-  // grpc::ResourceQuota): socket read buffers, messages still arriving,
-  // call state. Past it gRPC closes idle connections and cancels streams
-  // (RESOURCE_EXHAUSTED "Buffers full"): the bound on what half-sent
-  // messages and piles of open streams can take. 0: no quota.
+  // Memory gRPC's transport may hold for messages still arriving, over all
+  // connections: past it, the connections holding the most are cut
+  // (TransportShedder). gRPC's own grpc::ResourceQuota, over everything
+  // its transport allocates (socket buffers, call state; past it gRPC
+  // sends idle connections GOAWAY and cancels streams), is set to twice
+  // this. 0: neither.
   int64_t transport_memory_bytes = int64_t{256} << 20;
   // Connections the main port keeps open at once; one more is refused
   // while the others go on: on a plaintext port its first call is answered
@@ -184,6 +186,9 @@ class CollisionServer {
   // The bound on gRPC's own listener (TLS), shared with the socket mutator
   // gRPC holds.
   std::shared_ptr<ListenerLimit> listener_limit_;
+  // Holds messages still arriving to transport_memory_bytes (the watch
+  // loop's alone).
+  std::unique_ptr<TransportShedder> shedder_;
   std::thread watch_;
   std::array<int, 4> reserve_fds_{-1, -1, -1, -1};
 };

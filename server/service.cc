@@ -117,13 +117,29 @@ void CollisionServiceImpl::Release(std::size_t bytes,
   metrics_->SetInFlight(in_flight_.fetch_sub(1) - 1);
 }
 
-grpc::Status CollisionServiceImpl::CheckMetadata(
-    grpc::CallbackServerContext* context) const {
-  // HPACK's accounting (RFC 7541 4.1): name + value + 32 per entry.
+namespace {
+
+// A call's request headers by HPACK's accounting (RFC 7541 4.1): name +
+// value + 32 per entry.
+std::size_t MetadataBytes(grpc::CallbackServerContext* context) {
   std::size_t bytes = 0;
   for (const auto& [name, value] : context->client_metadata()) {
     bytes += name.size() + value.size() + 32;
   }
+  return bytes;
+}
+
+}  // namespace
+
+CollisionServiceImpl::Slot::Slot(CollisionServiceImpl* service,
+                                 grpc::CallbackServerContext* context)
+    : service_(service), connection_(PeerName(context->peer())) {
+  service_->arrivals_.CallStarted(connection_, MetadataBytes(context));
+}
+
+grpc::Status CollisionServiceImpl::CheckMetadata(
+    grpc::CallbackServerContext* context) const {
+  const std::size_t bytes = MetadataBytes(context);
   if (bytes <= static_cast<std::size_t>(options_.max_metadata_bytes)) {
     return grpc::Status::OK;
   }
@@ -243,7 +259,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
         context_(context),
         method_(method),
         start_(absl::Now()),
-        slot_(service, PeerName(context->peer())) {
+        slot_(service, context) {
     service_->metrics_->CallStarted(method_, kUnary);
   }
 
@@ -252,6 +268,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   bool Admit(std::size_t bytes, grpc::Status* why) {
     return slot_.Take(bytes, why);
   }
+  // The request reached the call (see ArrivalLedger).
+  void Arrived(std::size_t bytes) { slot_.Arrived(bytes); }
 
   // `counted`: the rejection was already counted under its own reason.
   // `answer_bytes`: the encoded answer's size. The slot is released here
@@ -363,6 +381,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     grpc::ByteBuffer* response_bytes, const char* method, Handler handler,
     Decode decode) {
   auto* reactor = new UnaryCall(this, context, method);
+  if (request_bytes->Valid()) reactor->Arrived(request_bytes->Length());
   grpc::Status early = CheckCaller(context);
   // gRPC runs the handler also when the call ended before its message
   // arrived (cancelled or expired during the upload, or half-closed with

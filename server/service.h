@@ -20,6 +20,7 @@
 #include "collision/wire/handlers.h"
 #include "collision/wire/scene_request.h"
 #include "grpcpp/grpcpp.h"
+#include "server/arrival_ledger.h"
 #include "server/event_log.h"
 #include "server/metrics.h"
 #include "server/raw_messages.h"
@@ -124,6 +125,8 @@ class CollisionServiceImpl final : public RawCollisionService {
       grpc::CallbackServerContext* context) override;
 
   int in_flight() const { return in_flight_.load(); }
+  // What each connection's calls took (TransportShedder reads it).
+  ArrivalLedger* arrivals() { return &arrivals_; }
   // Waits (up to `timeout`) until no request holds an in-flight slot and no
   // unary answer waits for the transport (gRPC may finish a call a moment
   // after its caller has the answer, or later when the caller vanished).
@@ -170,8 +173,13 @@ class CollisionServiceImpl final : public RawCollisionService {
   // already let go of).
   class Slot {
    public:
-    Slot(CollisionServiceImpl* service, std::string connection)
-        : service_(service), connection_(std::move(connection)) {}
+    // One per call: the call's headers count as taken from its connection
+    // (ArrivalLedger).
+    Slot(CollisionServiceImpl* service, grpc::CallbackServerContext* context);
+    // A message of `bytes` reached the call (admitted or not).
+    void Arrived(std::size_t bytes) {
+      service_->arrivals_.MessageTaken(connection_, bytes);
+    }
     // False, with the answer in `*why`, when the server sheds the message.
     bool Take(std::size_t bytes, grpc::Status* why) {
       held_ = service_->Admit(bytes, connection_, why);
@@ -255,6 +263,7 @@ class CollisionServiceImpl final : public RawCollisionService {
   // Slots held per connection (peer address), for the per-connection share.
   std::mutex connections_mu_;
   std::unordered_map<std::string, int> connection_slots_;
+  ArrivalLedger arrivals_;
   // Declared last: destroyed first, so queued work finishes while the rest
   // of the service is still alive.
   WorkerPool pool_;

@@ -94,6 +94,7 @@ class StreamReactor final
       std::lock_guard<std::mutex> lock(mu_);
       reading_ = false;
     }
+    slot_.Arrived(request_bytes_.Length());
     ++messages_;
     message_start_ = absl::Now();
     message_code_ = grpc::StatusCode::OK;
@@ -371,7 +372,7 @@ class StreamReactor final
   grpc::ByteBuffer response_bytes_;
   std::unique_ptr<Call> call_;  // the message being handled
   // The in-flight slot of the message in hand.
-  CollisionServiceImpl::Slot slot_{service_, PeerName(context_->peer())};
+  CollisionServiceImpl::Slot slot_{service_, context_};
   // The reactor is deleted when OnDone, the age timer and any worker
   // computing a message have all let go.
   std::atomic<int> refs_{1};

@@ -163,11 +163,157 @@ TEST_F(Hardening, AStreamForgetsAMessageOnceItIsAnswered) {
 }
 
 // gRPC 1.51 buffers a message up to its announced length (here 64 MiB)
-// before any size check, and its ResourceQuota reclaims far too slowly to
-// stop a sender on loopback (measured: even a 1 MiB quota let ~500 MiB in).
-// The bound that holds is the server's memory guard: past
-// --memory_limit_bytes it turns NOT_SERVING, drains and exits 1 for its
-// supervisor to restart it, instead of growing until the OOM killer.
+// before any size check, before the token is looked at, and its
+// ResourceQuota reclaims far too slowly to stop a sender on loopback
+// (measured: even a 1 MiB quota let ~500 MiB in). The server counts what
+// each connection's calls took against what the kernel received on it:
+// past --transport_memory_bytes (256 MiB) of messages still arriving, the
+// connections holding the most are cut, and the others go on.
+TEST_F(Hardening, HalfSentMessagesPastTheTransportBudgetLoseTheirConnections) {
+  ASSERT_NO_FATAL_FAILURE(
+      StartServer({TokenFlag(), "--metrics_address=127.0.0.1:0"}));
+  ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
+  // Two waves of 60 streams over 12 connections, up to 16 MiB each (~1 GB
+  // offered a wave; once 3.9 GB held), an honest caller on its own
+  // connection throughout. (An attacker whose connection is not cut stalls
+  // once gRPC stops granting window, and gives up after 10 s.)
+  const int64_t before = server_->PeakRssBytes();
+  honest_->Start();
+  std::atomic<int64_t> offered{0};
+  for (int wave = 0; wave < 2; ++wave) {
+    std::vector<std::thread> attackers;
+    for (int c = 0; c < 12; ++c) {
+      attackers.emplace_back([this, &offered] {
+        offered += SendHalfMessages(server_->port(), 5, 16 * kMiB,
+                                    absl::Seconds(10), absl::Seconds(1));
+      });
+    }
+    for (auto& t : attackers) t.join();
+  }
+  ExpectHonestCallerServed("120 half-sent 64 MiB messages", honest_->Stop(),
+                           Shedding::kNever);
+  const char* const kWhat = "120 half-sent 64 MiB messages";
+  Measured(absl::StrCat(kWhat, ": bytes the server took").c_str(), offered);
+  const int64_t peak =
+      Measured(absl::StrCat(kWhat, ": peak RSS growth").c_str(),
+               server_->PeakRssBytes() - before);
+  const double cut =
+      Metric("collision_rejected_total{reason=\"transport_memory\"}");
+  std::printf("[ measured ] %s: %.0f connections cut\n", kWhat, cut);
+  // The attack went past the budget and was cut there: what the transport
+  // holds for a byte received is ~1.3-1.5 bytes of memory, so the peak
+  // stays under twice the budget, far from the memory guard (768 MiB), and
+  // the server goes on.
+  EXPECT_GT(offered.load(), 512 * kMiB);
+  EXPECT_GE(cut, 2);
+  EXPECT_LT(peak, 512 * kMiB + 64 * kBound);
+  const std::string log = server_->log();
+  EXPECT_THAT(log, HasSubstr("over --transport_memory_bytes (256 MiB)"));
+  EXPECT_THAT(log, Not(HasSubstr("passed --memory_limit_bytes")));
+  // What the connections held goes back to the system once they are gone
+  // (the server looks at them every second).
+  const absl::Time until = absl::Now() + absl::Seconds(10);
+  int64_t after = server_->RssBytes() - before;
+  while (after >= 32 * kBound && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(50));
+    after = server_->RssBytes() - before;
+  }
+  EXPECT_LT(Measured(absl::StrCat(kWhat, ": RSS growth after").c_str(), after),
+            32 * kBound);
+  ExpectServesAnHonestCaller();
+}
+
+// What the transport holds is counted per connection as what the kernel
+// received less what the connection's calls took: a half-sent message
+// counts whole, honest calls of every size count nothing (were they
+// miscounted, a busy honest connection would look like an attacker). With
+// the server's own listener (ConnectionGate) and with gRPC's (as on a TLS
+// port), which name connections differently.
+class TransportAccounting : public Hardening,
+                            public ::testing::WithParamInterface<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(Listeners, TransportAccounting,
+                         ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "GrpcListener" : "Gate";
+                         });
+
+TEST_P(TransportAccounting, HalfSentMessagesCountAndHonestCallsDoNot) {
+  std::vector<std::string> flags = {TokenFlag(),
+                                    "--metrics_address=127.0.0.1:0"};
+  if (GetParam()) flags.push_back("--max_connections=0");
+  ASSERT_NO_FATAL_FAILURE(StartServer(flags));
+  ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
+  honest_->Start();  // small unary calls, one after another
+  // Large unary calls and a stream of large messages on one connection,
+  // which stays open: 20 x 40,000 pairs, 50 messages of 5,000.
+  const auto with_token = [](grpc::ClientContext* context) {
+    context->AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::seconds(30));
+  };
+  const auto pairs = [](int n, v1::IntersectRequest* request) {
+    request->set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+    for (int i = 0; i < n; ++i) {
+      v1::ShapePair* pair = request->add_pairs();
+      pair->mutable_a()->mutable_circle()->set_radius(1);
+      pair->mutable_a()->mutable_circle()->mutable_center()->set_x(
+          static_cast<float>(i));
+      pair->mutable_b()->mutable_point()->set_x(static_cast<float>(i) + 0.5f);
+    }
+  };
+  v1::IntersectRequest large;
+  pairs(40000, &large);
+  for (int i = 0; i < 20; ++i) {
+    grpc::ClientContext context;
+    with_token(&context);
+    v1::IntersectResponse response;
+    ASSERT_TRUE(stub_->Intersect(&context, large, &response).ok());
+    ASSERT_EQ(response.results_size(), 40000);
+  }
+  grpc::ClientContext stream_context;
+  with_token(&stream_context);
+  auto stream = stub_->QueryStream(&stream_context);
+  v1::QueryStreamRequest message;
+  pairs(5000, message.mutable_intersect());
+  for (int i = 0; i < 50; ++i) {
+    message.set_sequence(static_cast<uint64_t>(i));
+    ASSERT_TRUE(stream->Write(message));
+    v1::QueryStreamResponse response;
+    ASSERT_TRUE(stream->Read(&response));
+    ASSERT_EQ(response.intersect().results_size(), 5000);
+  }
+  // A message announced as 64 MiB, 8 MiB of it sent, held open.
+  constexpr int64_t kHalf = 8 * kMiB;
+  std::thread attacker([this] {
+    SendHalfMessages(server_->port(), 1, kHalf, absl::Seconds(20),
+                     absl::Seconds(5));
+  });
+  constexpr char kHeld[] = "collision_transport_held_bytes";
+  const int64_t slack = server::TransportShedder::kSlackPerConnection;
+  // Read every second (MetricReaches waits up to 10 s).
+  EXPECT_TRUE(MetricReaches(kHeld, static_cast<double>(kHalf - slack)));
+  const double held = Metric(kHeld);
+  std::printf(
+      "[ measured ] transport held: %.0f bytes for a message half "
+      "sent with %lld bytes\n",
+      held, static_cast<long long>(kHalf));
+  // The half-sent message, whole (less the slack), and nothing else: the
+  // honest connections' calls (~400 small, 20 of 1.2 MB, a stream of 50
+  // messages of 150 kB) are all accounted for.
+  EXPECT_GE(held, static_cast<double>(kHalf - slack));
+  EXPECT_LE(held, static_cast<double>(kHalf + 64 * 1024));
+  const Latencies honest = honest_->Stop();
+  EXPECT_EQ(honest.failed, 0) << honest.first_failure;
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+  attacker.join();
+}
+
+// With the transport budget off, the last bound is the server's memory
+// guard: past --memory_limit_bytes it turns NOT_SERVING, drains and exits 1
+// for its supervisor to restart it, instead of growing until the OOM
+// killer.
 TEST_F(Hardening, HalfSentMessagesAreBoundedByTheMemoryGuard) {
   // The quota is off here: near it, memory pressure slows gRPC's reads,
   // which only slows a sender down and would make the run's length vary.
