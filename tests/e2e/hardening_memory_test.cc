@@ -206,20 +206,26 @@ TEST_F(Hardening, HalfSentMessagesPastTheTransportBudgetLoseTheirConnections) {
   // the server goes on.
   EXPECT_GT(offered.load(), 512 * kMiB);
   EXPECT_GE(cut, 2);
-  EXPECT_LT(peak, 512 * kMiB + 64 * kBound);
+  // (A sanitizer build's allocator spends more per byte: up to ~2x.)
+  EXPECT_LT(peak, (kBound == kMiB ? 512 : 1024) * kMiB);
   const std::string log = server_->log();
   EXPECT_THAT(log, HasSubstr("over --transport_memory_bytes (256 MiB)"));
   EXPECT_THAT(log, Not(HasSubstr("passed --memory_limit_bytes")));
   // What the connections held goes back to the system once they are gone
-  // (the server looks at them every second).
-  const absl::Time until = absl::Now() + absl::Seconds(10);
-  int64_t after = server_->RssBytes() - before;
-  while (after >= 32 * kBound && absl::Now() < until) {
-    absl::SleepFor(absl::Milliseconds(50));
-    after = server_->RssBytes() - before;
+  // (the server looks at them every second). Not under AddressSanitizer,
+  // whose allocator keeps freed memory in its quarantine (256 MiB) and
+  // knows nothing of malloc_trim.
+  if (kBound == kMiB) {
+    const absl::Time until = absl::Now() + absl::Seconds(10);
+    int64_t after = server_->RssBytes() - before;
+    while (after >= 32 * kMiB && absl::Now() < until) {
+      absl::SleepFor(absl::Milliseconds(50));
+      after = server_->RssBytes() - before;
+    }
+    EXPECT_LT(
+        Measured(absl::StrCat(kWhat, ": RSS growth after").c_str(), after),
+        32 * kMiB);
   }
-  EXPECT_LT(Measured(absl::StrCat(kWhat, ": RSS growth after").c_str(), after),
-            32 * kBound);
   ExpectServesAnHonestCaller();
 }
 
