@@ -16,7 +16,8 @@ namespace scene {
 
 size_t Span::memory_bytes() const {
   return tree.memory_bytes() + handles.capacity() * sizeof(uint32_t) +
-         boxes.capacity() * sizeof(Aabb) + hints.capacity() * sizeof(uint64_t);
+         boxes.capacity() * sizeof(Aabb) + hints.capacity() * sizeof(uint64_t) +
+         first_poses.capacity() * sizeof(const Pose*);
 }
 
 Aabb PoseBox(Family family, const float* v) {
@@ -324,6 +325,7 @@ void SceneHistory::Impl::FillSpan(uint64_t first, Span* out) const {
   span.handles.clear();
   span.boxes.clear();
   span.hints.clear();
+  span.first_poses.clear();
   span.first = first;
   span.last = first;
   const Span* prev = spans.empty() ? nullptr : &spans.back();
@@ -342,9 +344,11 @@ void SceneHistory::Impl::FillSpan(uint64_t first, Span* out) const {
   span.handles = prev->handles;
   span.boxes.resize(span.handles.size());
   span.hints.resize(span.handles.size());
+  span.first_poses.resize(span.handles.size());
   for (size_t i = 0; i < span.handles.size(); ++i) {
     const Track& t = tracks[span.handles[i]];
     span.hints[i] = t.empty() ? 0 : t.last_number();
+    span.first_poses[i] = t.empty() ? nullptr : &t.last();
     if (Alive(t)) {
       const Pose& p = t.last();
       if (p.tick == first) span.hints[i] |= scene::kEveryTick;
@@ -374,11 +378,13 @@ void SceneHistory::Impl::BuildSpan(Span* span) const {
   span->handles.resize(live.size());
   span->boxes.resize(live.size());
   span->hints.resize(live.size());
+  span->first_poses.resize(live.size());
   for (size_t i = 0; i < live.size(); ++i) {
     span->handles[i] = live[order[i]];
     span->boxes[i] = boxes[order[i]];
     const Track& t = tracks[span->handles[i]];
     span->hints[i] = t.last_number();
+    span->first_poses[i] = &t.last();
     if (t.last().tick == span->first) span->hints[i] |= scene::kEveryTick;
   }
   span->tree_size = live.size();
@@ -404,6 +410,7 @@ void SceneHistory::Impl::GrowOpenSpan(uint32_t handle, const Pose& p) {
     span.handles.push_back(handle);
     span.boxes.push_back(box);
     span.hints.push_back(tracks[handle].last_number());
+    span.first_poses.push_back(&tracks[handle].last());
     return;
   }
   scene::Grow(&span.boxes[item], box);

@@ -96,6 +96,11 @@ struct Span {
   // has had a pose at every tick of the span since (as far as commits have
   // shown: one that stopped keeps the bit).
   std::vector<uint64_t> hints;
+  // Per item: where that pose sat when the span took it, for prefetching
+  // only, before the track is read (its ring may since have moved, or the
+  // slots wrapped: a prefetch of a stale address costs a wasted load and
+  // never a wrong answer).
+  std::vector<const Pose*> first_poses;
   uint8_t families = 0;  // bit per Family with a live pose in the span
   float built_cost = 0;
   size_t dead = 0;  // items opened without a live entity
@@ -166,6 +171,11 @@ struct SceneHistory::Impl {
   // overlap instead of following each other: the track first, then (once
   // it has arrived) its ring's slots.
   void PrefetchTrack(uint32_t handle) const;
+  // Starts loading the slot PoseAt most likely reads for `span`'s `item`,
+  // from the span alone (Span::first_poses): no track needed yet, so a
+  // walk can issue it as it meets the item.
+  void PrefetchFirstPose(const scene::Span& span, uint32_t item,
+                         SceneMoment at) const;
   void PrefetchPose(uint32_t handle, uint64_t hint, uint64_t span_first,
                     SceneMoment at) const;
   // PrefetchPose for the span items `items[i].node`.
