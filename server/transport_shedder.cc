@@ -107,7 +107,7 @@ std::vector<TransportShedder::Holding> TransportShedder::Read() {
   });
   std::vector<Holding> holdings;
   for (const Connection& c : connections) {
-    const int64_t held = unaccounted[c.peer] - kSlackPerConnection;
+    const int64_t held = unaccounted[c.peer];
     if (held > 0 && !cut_.contains(c.peer)) {
       holdings.push_back({c.fd, c.peer, held});
     }
@@ -146,7 +146,7 @@ void TransportShedder::CutLargest(std::vector<Holding> holdings,
   int64_t freed = 0;
   const Holding* largest = nullptr;
   for (const Holding& h : holdings) {
-    if (total <= budget_ / 2) break;
+    if (total <= budget_ / 2 || h.held <= kLeastCut) break;
     sockaddr_storage peer{};
     if (PeerAddress(h.fd, &peer) != 0 || AddressName(peer) != h.peer) {
       continue;  // closed meanwhile (its number may be another's now)

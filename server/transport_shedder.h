@@ -25,10 +25,12 @@ namespace collision::server {
 
 class TransportShedder {
  public:
-  // What the transport may hold below a connection before it counts: the
-  // frames the ledger has no allowance for (SETTINGS, PINGs, GOAWAY), a
-  // TLS handshake, calls outside collision.v1 (health, reflection).
-  static constexpr int64_t kSlackPerConnection = 256 << 10;
+  // What a connection must hold to be cut: more than the frames the
+  // ledger has no allowance for (SETTINGS, PINGs, GOAWAY), a TLS
+  // handshake, calls outside collision.v1 (health, reflection). Below it a
+  // connection still counts towards the total: 20,000 connections holding
+  // a little each are as many bytes as one holding much.
+  static constexpr int64_t kLeastCut = 16 << 10;
 
   // Connections of the main port `port`; `ledger` and `metrics` outlive
   // the shedder. `budget_bytes` > 0.
@@ -49,7 +51,7 @@ class TransportShedder {
   struct Holding {
     int fd;
     std::string peer;
-    int64_t held;  // bytes the transport holds for it, beyond the slack
+    int64_t held;  // bytes it sent that no call has taken
   };
   // Every connection of the port with what it holds (a few system calls
   // each).
