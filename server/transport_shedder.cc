@@ -32,8 +32,9 @@ constexpr absl::Duration kReadOtherwise = absl::Seconds(1);
 // gRPC frees a cut connection's buffers on its own threads, soon after
 // it sees the connection end; the memory is given back after this.
 constexpr absl::Duration kTrimAfter = absl::Milliseconds(20);
-// A fall in what connections hold worth giving back to the system.
-constexpr int64_t kTrimDrop = int64_t{32} << 20;
+// A fall in what connections hold worth giving back to the system (a
+// trim costs ~0.1 ms per MiB it walks).
+constexpr int64_t kTrimDrop = int64_t{8} << 20;
 
 // The socket calls as raw system calls, for the reason OpenSockets gives:
 // the descriptors are gRPC's, which it may close (and a new connection
@@ -130,9 +131,13 @@ void TransportShedder::Check(absl::Time now, int64_t resident_bytes) {
   int64_t total = 0;
   for (const Holding& h : holdings) total += h.held;
   // Connections that held a lot and closed leave the memory with malloc,
-  // which keeps it: given back once.
-  if (total + kTrimDrop < held_before_) trim_at_ = now;
-  held_before_ = total;
+  // which keeps it: given back once they have let go of kTrimDrop, at
+  // once or bit by bit.
+  held_high_ = std::max(held_high_, total);
+  if (total + kTrimDrop < held_high_) {
+    trim_at_ = std::min(trim_at_, now);
+    held_high_ = total;
+  }
   metrics_->SetTransportHeld(total);
   if (total > budget_) CutLargest(std::move(holdings), total);
 }
@@ -161,7 +166,7 @@ void TransportShedder::CutLargest(std::vector<Holding> holdings,
   }
   if (cut == 0) return;
   trim_at_ = absl::Now() + kTrimAfter;
-  held_before_ = total;
+  held_high_ = total;
   EventLog::Global().Write(
       LogLevel::kWarning, "transport_memory",
       absl::StrCat("cut ", cut, " connection(s) holding ", freed >> 20,

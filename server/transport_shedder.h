@@ -67,8 +67,8 @@ class TransportShedder {
   absl::Time last_read_ = absl::InfinitePast();
   absl::Duration read_took_;
   absl::Time trim_at_ = absl::InfiniteFuture();
-  int64_t held_before_ = 0;
-  int64_t debug_rss_ = 0;  // what the connections held at the last read
+  // The most the connections have held since memory was last given back.
+  int64_t held_high_ = 0;
   // Connections cut and not yet closed by gRPC: not cut (or counted) again.
   absl::flat_hash_set<std::string> cut_;
 };

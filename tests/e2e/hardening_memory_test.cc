@@ -212,19 +212,22 @@ TEST_F(Hardening, HalfSentMessagesPastTheTransportBudgetLoseTheirConnections) {
   EXPECT_THAT(log, HasSubstr("over --transport_memory_bytes (256 MiB)"));
   EXPECT_THAT(log, Not(HasSubstr("passed --memory_limit_bytes")));
   // What the connections held goes back to the system once they are gone
-  // (the server looks at them every second). Not under AddressSanitizer,
-  // whose allocator keeps freed memory in its quarantine (256 MiB) and
-  // knows nothing of malloc_trim.
+  // (the server looks at them every second, and trims when what they hold
+  // has fallen by 8 MiB: up to that much may stay with malloc, besides
+  // what the honest caller's calls left). Waits up to 10 s for it to fall
+  // under 16 MiB; asserts the looser 64. Not under
+  // AddressSanitizer, whose allocator keeps freed memory in its quarantine
+  // (256 MiB) and knows nothing of malloc_trim.
   if (kBound == kMiB) {
     const absl::Time until = absl::Now() + absl::Seconds(10);
     int64_t after = server_->RssBytes() - before;
-    while (after >= 32 * kMiB && absl::Now() < until) {
+    while (after >= 16 * kMiB && absl::Now() < until) {
       absl::SleepFor(absl::Milliseconds(50));
       after = server_->RssBytes() - before;
     }
     EXPECT_LT(
         Measured(absl::StrCat(kWhat, ": RSS growth after").c_str(), after),
-        32 * kMiB);
+        64 * kMiB);
   }
   ExpectServesAnHonestCaller();
 }
