@@ -1,6 +1,6 @@
 #include "server/transport_shedder.h"
 
-#include <dirent.h>
+#include <fcntl.h>
 #include <linux/tcp.h>
 #include <malloc.h>
 #include <netinet/in.h>
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -51,6 +52,36 @@ int PeerAddress(int fd, sockaddr_storage* a) {
       syscall(SYS_getpeername, fd, reinterpret_cast<sockaddr*>(a), &n));
 }
 
+// The process's open descriptors, from /proc/self/fd, read with raw
+// system calls too: ThreadSanitizer's opendir/closedir interceptors took
+// the listing's own descriptor, a number the gate's accept4 had just had,
+// for a race (seen in CI).
+std::vector<int> OpenDescriptors() {
+  std::vector<int> fds;
+  const int dir =
+      static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir < 0) return fds;  // out of descriptors: next time
+  // linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1),
+  // then the name.
+  alignas(8) char buffer[16384];
+  while (true) {
+    const long n = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      uint16_t length = 0;
+      std::memcpy(&length, buffer + at + 16, sizeof length);
+      int fd = -1;
+      if (absl::SimpleAtoi(buffer + at + 19, &fd) && fd != dir) {
+        fds.push_back(fd);
+      }
+      at += length;
+    }
+  }
+  syscall(SYS_close, dir);
+  return fds;
+}
+
 int Port(const sockaddr_storage& a) {
   if (a.ss_family == AF_INET) {
     return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
@@ -82,12 +113,7 @@ std::vector<TransportShedder::Holding> TransportShedder::Read() {
     int64_t received;
   };
   std::vector<Connection> connections;
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return {};  // out of descriptors: next time
-  const int own = dirfd(dir);
-  while (const dirent* e = readdir(dir)) {
-    int fd = -1;
-    if (!absl::SimpleAtoi(e->d_name, &fd) || fd == own) continue;
+  for (const int fd : OpenDescriptors()) {
     sockaddr_storage local{}, peer{};
     // A listening socket has no peer; other ports are not the main port's.
     if (SockName(fd, &local) != 0 || Port(local) != port_ ||
@@ -98,7 +124,6 @@ std::vector<TransportShedder::Holding> TransportShedder::Read() {
     if (received < 0) continue;
     connections.push_back({fd, AddressName(peer), received});
   }
-  closedir(dir);
 
   absl::flat_hash_map<std::string, int64_t> received, unaccounted;
   for (const Connection& c : connections) received[c.peer] = c.received;
