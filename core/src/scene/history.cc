@@ -17,7 +17,32 @@ namespace scene {
 size_t Span::memory_bytes() const {
   return tree.memory_bytes() + handles.capacity() * sizeof(uint32_t) +
          boxes.capacity() * sizeof(Aabb) + hints.capacity() * sizeof(uint64_t) +
-         first_poses.capacity() * sizeof(const Pose*);
+         first_poses.capacity() * sizeof(const Pose*) +
+         inner.capacity() * sizeof(float);
+}
+
+float InnerRadius(Family family, const float* v) {
+  float r = 0.0f;
+  switch (family) {
+    case Family::kBall2:
+      r = v[2];
+      break;
+    case Family::kBall3:
+      r = v[3];
+      break;
+    case Family::kRect:
+      r = 0.5f * std::min(v[2] - v[0], v[3] - v[1]);
+      break;
+    case Family::kRotatedRect:
+      r = 0.5f * std::min(v[0], v[1]);
+      break;
+    case Family::kBox:
+      r = 0.5f * std::min({v[3] - v[0], v[4] - v[1], v[5] - v[2]});
+      break;
+  }
+  // (NaN becomes 0: max returns its first argument unless the second is
+  // greater.)
+  return std::max(0.0f, r);
 }
 
 Aabb PoseBox(Family family, const float* v) {
@@ -326,6 +351,7 @@ void SceneHistory::Impl::FillSpan(uint64_t first, Span* out) const {
   span.boxes.clear();
   span.hints.clear();
   span.first_poses.clear();
+  span.inner.clear();
   span.first = first;
   span.last = first;
   const Span* prev = spans.empty() ? nullptr : &spans.back();
@@ -345,14 +371,17 @@ void SceneHistory::Impl::FillSpan(uint64_t first, Span* out) const {
   span.boxes.resize(span.handles.size());
   span.hints.resize(span.handles.size());
   span.first_poses.resize(span.handles.size());
+  span.inner.resize(span.handles.size());
   for (size_t i = 0; i < span.handles.size(); ++i) {
     const Track& t = tracks[span.handles[i]];
     span.hints[i] = t.empty() ? 0 : t.last_number();
     span.first_poses[i] = t.empty() ? nullptr : &t.last();
+    span.inner[i] = 0.0f;
     if (Alive(t)) {
       const Pose& p = t.last();
       if (p.tick == first) span.hints[i] |= scene::kEveryTick;
       span.boxes[i] = scene::PoseBox(p.family, p.values);
+      span.inner[i] = scene::InnerRadius(p.family, p.values);
       span.families |= uint8_t(1u << static_cast<int>(p.family));
     } else {
       span.boxes[i] = scene::EmptyAabb();
@@ -379,12 +408,14 @@ void SceneHistory::Impl::BuildSpan(Span* span) const {
   span->boxes.resize(live.size());
   span->hints.resize(live.size());
   span->first_poses.resize(live.size());
+  span->inner.resize(live.size());
   for (size_t i = 0; i < live.size(); ++i) {
     span->handles[i] = live[order[i]];
     span->boxes[i] = boxes[order[i]];
     const Track& t = tracks[span->handles[i]];
     span->hints[i] = t.last_number();
     span->first_poses[i] = &t.last();
+    span->inner[i] = scene::InnerRadius(t.last().family, t.last().values);
     if (t.last().tick == span->first) span->hints[i] |= scene::kEveryTick;
   }
   span->tree_size = live.size();
@@ -411,9 +442,12 @@ void SceneHistory::Impl::GrowOpenSpan(uint32_t handle, const Pose& p) {
     span.boxes.push_back(box);
     span.hints.push_back(tracks[handle].last_number());
     span.first_poses.push_back(&tracks[handle].last());
+    span.inner.push_back(scene::InnerRadius(p.family, p.values));
     return;
   }
   scene::Grow(&span.boxes[item], box);
+  span.inner[item] =
+      std::min(span.inner[item], scene::InnerRadius(p.family, p.values));
   if (item < span.tree_size) span.moved = true;
   // (The pose before, just read by SetPose, is still cached.)
   const Track& t = tracks[handle];

@@ -101,6 +101,9 @@ struct Span {
   // slots wrapped: a prefetch of a stale address costs a wasted load and
   // never a wrong answer).
   std::vector<const Pose*> first_poses;
+  // Per item: the least radius of a ball its entity holds in any pose of
+  // the span (InnerRadius), for the nearest gathering's upper bounds.
+  std::vector<float> inner;
   uint8_t families = 0;  // bit per Family with a live pose in the span
   float built_cost = 0;
   size_t dead = 0;  // items opened without a live entity
@@ -117,6 +120,11 @@ constexpr uint64_t kEveryTick = uint64_t{1} << 63;
 // another pose's box: the store's box, except for a rotated rect, boxed by
 // the disc about its position through its farthest corner.
 Aabb PoseBox(Family family, const float* values);
+
+// The radius of a ball the shape holds about its centre (0 for a point; a
+// degenerate or NaN shape, 0). Interpolated poses hold the lesser of their
+// ends' (sizes and radii interpolate linearly).
+float InnerRadius(Family family, const float* values);
 
 // `at`'s values interpolated towards `next` by `fraction` (the formula of
 // scene_history.h), in place in `out`.

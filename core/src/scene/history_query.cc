@@ -238,15 +238,18 @@ bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
 namespace {
 
 // Upper bound of the ClosestPoint gap from the ball (c, radius) to a shape
-// that has a point in the box: the distance to the box's farthest corner.
+// in the box that holds a ball of radius `inner`: that ball's centre lies in
+// the box shrunk by `inner`, at most as far as its farthest corner.
 template <int kDims>
-float GapUpperBound(const Aabb& box, const float* c, float radius) {
+float GapUpperBound(const Aabb& box, float inner, const float* c,
+                    float radius) {
   float d2 = 0.0f;
   for (int a = 0; a < kDims; ++a) {
-    const float d = std::max(c[a] - box.lo[a], box.hi[a] - c[a]);
+    const float d =
+        std::max(c[a] - (box.lo[a] + inner), (box.hi[a] - inner) - c[a]);
     d2 += d * d;
   }
-  return std::sqrt(d2) - radius;
+  return std::sqrt(d2) - inner - radius;
 }
 
 }  // namespace
@@ -280,7 +283,10 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
   // history larger than the caches; one after the other they were most of
   // a rewound nearest. So the walk first gathers every item that can
   // matter, pruned by the (k + 1)-th smallest upper bound of the items'
-  // gaps (each entity lies in its span box), then loads their poses
+  // gaps (each entity lies in its span box and holds a ball of the item's
+  // inner radius: without it, at N 10k with every entity moving, the walk
+  // met 20% more leaves and loaded 8.5 poses instead of 5.9 for the 5.6 it
+  // looked at, and took 10-14% longer), then loads their poses
   // together and looks at them by lower bound. The upper bounds do not
   // have to hold (an item may not exist at the moment, or be filtered
   // out): if the answer's bound ends above the gathering's, the ordinary
@@ -315,7 +321,8 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
       gathered.push_back({lower, item});
       h.PrefetchTrack(span.handles[item]);
       h.PrefetchFirstPose(span, item, at);
-      const float upper = GapUpperBound<kDims>(box, center, radius);
+      const float upper =
+          GapUpperBound<kDims>(box, span.inner[item], center, radius);
       if (uppers.size() <= k) {
         uppers.push_back(upper);
         std::push_heap(uppers.begin(), uppers.end());
