@@ -4,13 +4,20 @@
 //   latest/<query>/<N>                       Scene, the latest tick
 //   rewound/<query>/<N>/H:<h>/moving:<pct>   SceneHistory at a random tick
 //                                            of the window, random fraction
+//   ratio/<query>/<N>/H:<h>/moving:<pct>     the two above alternated in
+//                                            batches of 64 (counters below)
 //   commit/<N>/H:<h>/moving:<pct>            one tick recorded (the share
 //                                            of entities moved by it)
 // <query>: overlap (circle of radius 3, every hit), raycast (first hit
 // within 50), nearest (k = 4), sweep (circle of radius 0.5, first hit).
 // Counters on the rewound rows: history_MB (all of it), index_MB (its time
 // index), copies_MB (a full copy of the world per kept tick, for
-// comparison), and poses.
+// comparison), and poses. On the ratio rows: latest_ns and rewound_ns
+// (medians over the batches, ns per query) and rewound_over_latest (the
+// median of each batch pair's ratio). This VM's neighbours move memory-bound
+// rows by up to 2x within minutes; a pair of batches 100 us apart shares
+// the same neighbours, so that ratio holds still where two rows measured
+// seconds apart do not.
 //
 // Workload: N circles (radius 0.5..2) in a square of side 10 * sqrt(N),
 // moving 0.02..0.1 units per tick (1.2..6 units/s at 60 Hz) and bouncing
@@ -21,6 +28,8 @@
 //   build/release/core/bench/collision_history_bench
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -190,6 +199,52 @@ void BM_Rewound(benchmark::State& state, Query kind, size_t n, uint32_t h,
   state.counters["poses"] = double(s.poses);
 }
 
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+void BM_Ratio(benchmark::State& state, Query kind, size_t n, uint32_t h,
+              int moving) {
+  const World& w = GetWorld(n, h, moving);
+  constexpr size_t kBatch = 64;
+  std::vector<double> latest, rewound, ratios;
+  size_t q = 0, hits = 0, round = 0;
+  // Each batch's time per query: the same queries at the latest tick (the
+  // world's own Scene) or at their moments.
+  auto batch = [&](size_t first, bool rewind) {
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < kBatch; ++i) {
+      const size_t j = (first + i) & (kQueries - 1);
+      hits += Ask(w, kind, j, rewind ? &w.moments[j] : nullptr);
+    }
+    const std::chrono::duration<double, std::nano> took =
+        std::chrono::steady_clock::now() - start;
+    return took.count() / kBatch;
+  };
+  for (auto _ : state) {
+    // Alternating which goes first, so neither always finds the caches
+    // as the other left them.
+    double l, r;
+    if (round++ % 2 == 0) {
+      l = batch(q, false);
+      r = batch(q, true);
+    } else {
+      r = batch(q, true);
+      l = batch(q, false);
+    }
+    q += kBatch;
+    latest.push_back(l);
+    rewound.push_back(r);
+    ratios.push_back(r / l);
+  }
+  benchmark::DoNotOptimize(hits);
+  state.counters["latest_ns"] = Median(latest);
+  state.counters["rewound_ns"] = Median(rewound);
+  state.counters["rewound_over_latest"] = Median(ratios);
+}
+
 void BM_Commit(benchmark::State& state, size_t n, uint32_t h, int moving) {
   World& w = GetWorld(n, h, moving);
   for (auto _ : state) Step(&w);  // the scene's commit is timed too
@@ -245,6 +300,18 @@ void RegisterAll() {
              "/H:" + std::to_string(h) + "/moving:" + std::to_string(moving))
                 .c_str(),
             BM_Rewound, q, n, h, moving);
+      }
+    }
+  }
+  for (Query q :
+       {Query::kOverlap, Query::kRaycast, Query::kNearest, Query::kSweep}) {
+    for (uint32_t h : {64u, 256u}) {
+      for (int moving : {10, 100}) {
+        benchmark::RegisterBenchmark(
+            (std::string("ratio/") + Name(q) + "/" + std::to_string(n) +
+             "/H:" + std::to_string(h) + "/moving:" + std::to_string(moving))
+                .c_str(),
+            BM_Ratio, q, n, h, moving);
       }
     }
   }
