@@ -249,13 +249,19 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
                              kTransportMetadataBytes);
   if (options.transport_memory_bytes > 0) {
-    // Twice the budget: the server's own cut (TransportShedder) comes
-    // first. Near its quota gRPC sends GOAWAY to every connection without
-    // an open call, honest ones included (measured: an honest caller's call
-    // failed "GOAWAY received" while half-sent messages filled a quota equal
-    // to the budget).
+    // Far enough above the budget that the server's own cut
+    // (TransportShedder) comes first: near its quota gRPC sends GOAWAY to
+    // every connection without an open call, honest ones included
+    // (measured: an honest caller's call failed "GOAWAY received" while
+    // half-sent messages filled a quota equal to the budget, and once in CI
+    // with a 4 MiB budget and twice that as quota, the shedder reading
+    // every 10 ms while 96 senders brought 18 MiB). The slack is at least
+    // kQuotaSlack: ~160 ms of loopback-speed arrivals, many readings.
+    constexpr int64_t kQuotaSlack = int64_t{64} << 20;
     grpc::ResourceQuota quota("collision_server");
-    quota.Resize(static_cast<std::size_t>(2 * options.transport_memory_bytes));
+    quota.Resize(static_cast<std::size_t>(
+        options.transport_memory_bytes +
+        std::max(options.transport_memory_bytes, kQuotaSlack)));
     builder.SetResourceQuota(quota);
   }
   const auto ms = [](absl::Duration d) {
