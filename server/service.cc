@@ -119,8 +119,6 @@ void CollisionServiceImpl::Release(std::size_t bytes,
 
 namespace {
 
-// A call's request headers by HPACK's accounting (RFC 7541 4.1): name +
-// value + 32 per entry.
 std::size_t MetadataBytes(grpc::CallbackServerContext* context) {
   std::size_t bytes = 0;
   for (const auto& [name, value] : context->client_metadata()) {
@@ -133,13 +131,13 @@ std::size_t MetadataBytes(grpc::CallbackServerContext* context) {
 
 CollisionServiceImpl::Slot::Slot(CollisionServiceImpl* service,
                                  grpc::CallbackServerContext* context)
-    : service_(service), connection_(PeerName(context->peer())) {
-  service_->arrivals_.CallStarted(connection_, MetadataBytes(context));
+    : service_(service),
+      connection_(PeerName(context->peer())),
+      header_bytes_(MetadataBytes(context)) {
+  service_->arrivals_.CallStarted(connection_, header_bytes_);
 }
 
-grpc::Status CollisionServiceImpl::CheckMetadata(
-    grpc::CallbackServerContext* context) const {
-  const std::size_t bytes = MetadataBytes(context);
+grpc::Status CollisionServiceImpl::CheckMetadata(std::size_t bytes) const {
   if (bytes <= static_cast<std::size_t>(options_.max_metadata_bytes)) {
     return grpc::Status::OK;
   }
@@ -193,9 +191,9 @@ grpc::Status CollisionServiceImpl::Precheck(
 }
 
 grpc::Status CollisionServiceImpl::CheckCaller(
-    grpc::CallbackServerContext* context) const {
+    grpc::CallbackServerContext* context, const Slot& slot) const {
   grpc::Status s = Authenticate(context);
-  if (s.ok()) s = CheckMetadata(context);
+  if (s.ok()) s = CheckMetadata(slot.header_bytes());
   return s;
 }
 
@@ -270,6 +268,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   }
   // The request reached the call (see ArrivalLedger).
   void Arrived(std::size_t bytes) { slot_.Arrived(bytes); }
+  const CollisionServiceImpl::Slot& slot() const { return slot_; }
 
   // `counted`: the rejection was already counted under its own reason.
   // `answer_bytes`: the encoded answer's size. The slot is released here
@@ -382,7 +381,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     Decode decode) {
   auto* reactor = new UnaryCall(this, context, method);
   if (request_bytes->Valid()) reactor->Arrived(request_bytes->Length());
-  grpc::Status early = CheckCaller(context);
+  grpc::Status early = CheckCaller(context, reactor->slot());
   // gRPC runs the handler also when the call ended before its message
   // arrived (cancelled or expired during the upload, or half-closed with
   // none): those are not invalid requests.

@@ -165,8 +165,11 @@ class CollisionServiceImpl final : public RawCollisionService {
   //   ComputesInline    on the receiving thread, or SubmitCompute to the pool;
   //   Slot::Release     once its answer is handed on.
   //
-  // OK, or the answer to a call that may not be served at all.
-  grpc::Status CheckCaller(grpc::CallbackServerContext* context) const;
+  // OK, or the answer to a call that may not be served at all. (`slot`:
+  // the call's, which has measured its headers.)
+  class Slot;
+  grpc::Status CheckCaller(grpc::CallbackServerContext* context,
+                           const Slot& slot) const;
 
   // One message's in-flight slot on one connection. Released at most once;
   // the owner releases it (a destructor could run on a thread gRPC has
@@ -176,6 +179,9 @@ class CollisionServiceImpl final : public RawCollisionService {
     // One per call: the call's headers count as taken from its connection
     // (ArrivalLedger).
     Slot(CollisionServiceImpl* service, grpc::CallbackServerContext* context);
+    // The call's request headers by HPACK's accounting (RFC 7541 4.1):
+    // name + value + 32 per entry.
+    std::size_t header_bytes() const { return header_bytes_; }
     // A message of `bytes` reached the call (admitted or not).
     void Arrived(std::size_t bytes) {
       service_->arrivals_.MessageTaken(connection_, bytes);
@@ -195,6 +201,7 @@ class CollisionServiceImpl final : public RawCollisionService {
    private:
     CollisionServiceImpl* const service_;
     const std::string connection_;
+    const std::size_t header_bytes_;
     std::size_t bytes_ = 0;
     bool held_ = false;
   };
@@ -214,8 +221,9 @@ class CollisionServiceImpl final : public RawCollisionService {
       work();
     });
   }
-  // OK, or RESOURCE_EXHAUSTED when the call's metadata is over the limit.
-  grpc::Status CheckMetadata(grpc::CallbackServerContext* context) const;
+  // OK, or RESOURCE_EXHAUSTED when the call's metadata (`bytes`, see
+  // Slot::header_bytes) is over the limit.
+  grpc::Status CheckMetadata(std::size_t bytes) const;
   grpc::Status Overloaded() const;
   int PerConnectionShare() const;
   // CANCELLED or DEADLINE_EXCEEDED for a call that ended or expired before

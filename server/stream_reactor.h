@@ -69,7 +69,7 @@ class StreamReactor final
         start_(absl::Now()),
         session_(service, context) {
     service_->metrics_->CallStarted(Session::kMethod, kBidiStream);
-    if (const grpc::Status early = service_->CheckCaller(context);
+    if (const grpc::Status early = service_->CheckCaller(context, slot_);
         !early.ok()) {
       End(early);
       return;
