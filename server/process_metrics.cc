@@ -1,6 +1,5 @@
 #include "server/process_metrics.h"
 
-#include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -8,9 +7,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
+#include "server/open_descriptors.h"
 
 namespace collision::server {
 namespace {
@@ -36,17 +37,6 @@ prometheus::MetricFamily One(const char* name, const char* help,
   }
   family.metric.push_back(metric);
   return family;
-}
-
-int OpenFds() {
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return -1;
-  int n = 0;
-  while (const dirent* e = readdir(dir)) {
-    if (e->d_name[0] != '.') ++n;
-  }
-  closedir(dir);
-  return n - 1;  // the directory stream's own descriptor
 }
 
 }  // namespace
@@ -89,8 +79,12 @@ std::vector<prometheus::MetricFamily> ProcessCollector::Collect() const {
                       "seconds.",
                       MetricType::Gauge, btime + std::stod(f[22 - 3]) / ticks));
   }
+  // -1 when they could not be listed (a serving process always has some
+  // open: its listening sockets).
+  const std::vector<int> fds = OpenDescriptors();
   out.push_back(One("process_open_fds", "Number of open file descriptors.",
-                    MetricType::Gauge, OpenFds()));
+                    MetricType::Gauge,
+                    fds.empty() ? -1.0 : static_cast<double>(fds.size())));
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
     out.push_back(One("process_max_fds",

@@ -1,6 +1,5 @@
 #include "server/transport_shedder.h"
 
-#include <fcntl.h>
 #include <linux/tcp.h>
 #include <malloc.h>
 #include <netinet/in.h>
@@ -15,10 +14,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "server/connection_gate.h"
 #include "server/event_log.h"
+#include "server/open_descriptors.h"
 
 namespace collision::server {
 
@@ -50,36 +49,6 @@ int PeerAddress(int fd, sockaddr_storage* a) {
   socklen_t n = sizeof *a;
   return static_cast<int>(
       syscall(SYS_getpeername, fd, reinterpret_cast<sockaddr*>(a), &n));
-}
-
-// The process's open descriptors, from /proc/self/fd, read with raw
-// system calls too: ThreadSanitizer's opendir/closedir interceptors took
-// the listing's own descriptor, a number the gate's accept4 had just had,
-// for a race (seen in CI).
-std::vector<int> OpenDescriptors() {
-  std::vector<int> fds;
-  const int dir =
-      static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
-                               O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir < 0) return fds;  // out of descriptors: next time
-  // linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1),
-  // then the name.
-  alignas(8) char buffer[16384];
-  while (true) {
-    const long n = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
-    if (n <= 0) break;
-    for (long at = 0; at < n;) {
-      uint16_t length = 0;
-      std::memcpy(&length, buffer + at + 16, sizeof length);
-      int fd = -1;
-      if (absl::SimpleAtoi(buffer + at + 19, &fd) && fd != dir) {
-        fds.push_back(fd);
-      }
-      at += length;
-    }
-  }
-  syscall(SYS_close, dir);
-  return fds;
 }
 
 int Port(const sockaddr_storage& a) {
