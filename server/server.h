@@ -49,7 +49,7 @@ struct ServerOptions {
   // (TransportShedder). gRPC's own grpc::ResourceQuota, over everything
   // its transport allocates (socket buffers, call state; past it gRPC
   // sends idle connections GOAWAY and cancels streams), is set to twice
-  // this. 0: neither.
+  // this, and at least 64 MiB above it. 0: neither.
   int64_t transport_memory_bytes = int64_t{256} << 20;
   // Connections the main port keeps open at once; one more is refused
   // while the others go on: on a plaintext port its first call is answered
