@@ -1,12 +1,15 @@
 #include "collision/client/scene_session.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "collision/client/errors.h"
+#include "grpcpp/alarm.h"
 
 namespace collision::client {
 namespace {
@@ -17,6 +20,15 @@ bool StreamBroke(const grpc::Status& s) {
   return s.error_code() == grpc::StatusCode::UNAVAILABLE ||
          s.error_code() == grpc::StatusCode::ABORTED ||
          s.error_code() == grpc::StatusCode::CANCELLED;
+}
+
+// Opening a stream (config, snapshot, window) failed in a way another try
+// may mend: a replica going or gone, or one at its scene limit.
+bool Retryable(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kUnavailable ||
+         s.code() == absl::StatusCode::kResourceExhausted ||
+         s.code() == absl::StatusCode::kAborted ||
+         s.code() == absl::StatusCode::kCancelled;
 }
 
 absl::Status ToAbsl(const grpc::Status& s) {
@@ -40,9 +52,7 @@ SceneSession::SceneSession(const Client& client, const v1::SceneConfig& config,
       1, config.history_ticks() == 0 ? rate : config.history_ticks());
 }
 
-SceneSession::~SceneSession() {
-  if (!finished_ && context_ != nullptr) context_->TryCancel();
-}
+SceneSession::~SceneSession() { DropStream(); }
 
 absl::StatusOr<std::unique_ptr<SceneSession>> SceneSession::Open(
     const Client& client, const v1::SceneConfig& config,
@@ -54,19 +64,27 @@ absl::StatusOr<std::unique_ptr<SceneSession>> SceneSession::Open(
   for (int attempt = 0; attempt <= options.max_reopens_per_message; ++attempt) {
     last = session->Reopen();
     if (last.ok()) return session;
-    if (last.code() != absl::StatusCode::kUnavailable &&
-        last.code() != absl::StatusCode::kResourceExhausted) {
-      return last;  // the config itself was refused
-    }
+    session->DropStream();
+    if (!Retryable(last)) return last;  // the config itself was refused
     absl::SleepFor(backoff);
     backoff = std::min(backoff * 2, options.max_backoff);
   }
   return last;
 }
 
-absl::Status SceneSession::Reopen() {
-  if (context_ != nullptr) context_->TryCancel();
+void SceneSession::DropStream() {
+  if (stream_ == nullptr) return;
+  // gRPC aborts the process on a second Finish (or any operation after
+  // it), so a stream is finished exactly once, here or in Exchange, and
+  // never touched again.
+  context_->TryCancel();
+  if (!stream_finished_) stream_->Finish();
   stream_.reset();
+  stream_finished_ = false;
+}
+
+absl::Status SceneSession::Reopen() {
+  DropStream();
   context_ = std::make_unique<grpc::ClientContext>();
   client_.Prepare(context_.get(), client_.options().stream_timeout);
   stream_ = stub_->Session(context_.get());
@@ -99,8 +117,41 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
   *broken = false;
   request->set_sequence(++sequence_);
   v1::SceneResponse response;
-  if (!stream_->Write(*request) || !stream_->Read(&response)) {
+  // The message's deadline: past it the stream is cancelled (the only way
+  // to end a blocked Read), which the watch tells from any other end.
+  auto watch = std::make_shared<Watch>();
+  watch->context = context_.get();
+  grpc::Alarm alarm;
+  if (options_.message_timeout != absl::InfiniteDuration()) {
+    alarm.Set(absl::ToChronoTime(absl::Now() + options_.message_timeout),
+              [watch](bool fired) {
+                std::lock_guard<std::mutex> lock(watch->mu);
+                if (!fired || watch->context == nullptr) return;
+                watch->fired = true;
+                watch->context->TryCancel();
+              });
+  }
+  const bool answered = stream_->Write(*request) && stream_->Read(&response);
+  bool timed_out;
+  {
+    std::lock_guard<std::mutex> lock(watch->mu);
+    watch->context = nullptr;
+    timed_out = watch->fired;
+  }
+  if (answered && timed_out) {
+    DropStream();  // cancelled as the answer came: the answer stands
+  } else if (!answered) {
+    // The stream is over, whatever its status: the next message goes on a
+    // new one (the server's scene went with this one).
     const grpc::Status s = stream_->Finish();
+    stream_finished_ = true;
+    DropStream();
+    if (timed_out) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "no answer within the session's message_timeout (",
+          absl::FormatDuration(options_.message_timeout),
+          "); the next message reopens the scene"));
+    }
     *broken = s.ok() || StreamBroke(s);
     if (s.ok()) {
       return absl::UnavailableError("the scene stream ended without an answer");
@@ -108,6 +159,7 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
     return ToAbsl(s);
   }
   if (response.sequence() != sequence_) {
+    DropStream();  // out of step with the server: start afresh
     return absl::InternalError(absl::StrCat(
         "answer for message ", response.sequence(), ", expected ", sequence_));
   }
@@ -128,7 +180,8 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Send(v1::SceneRequest request) {
     if (stream_ == nullptr) {
       last = Reopen();
       if (!last.ok()) {
-        stream_.reset();
+        DropStream();
+        if (!Retryable(last)) return last;
         absl::SleepFor(backoff);
         backoff = std::min(backoff * 2, options_.max_backoff);
         continue;
@@ -146,8 +199,7 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Send(v1::SceneRequest request) {
       return answer;
     }
     if (!broken) return answer.status();  // the server's verdict
-    last = answer.status();
-    stream_.reset();  // the message goes again on a new stream
+    last = answer.status();  // the message goes again on a new stream
   }
   return absl::UnavailableError(
       absl::StrCat("the scene could not be reopened after ",
@@ -350,16 +402,17 @@ void SceneSession::Restore(uint64_t id, const Kept& k, v1::SceneEntity* out) {
 }
 
 absl::Status SceneSession::Finish() {
-  if (finished_ || stream_ == nullptr) {
-    finished_ = true;
-    return absl::OkStatus();
-  }
+  if (finished_) return finish_status_;
   finished_ = true;
+  if (stream_ == nullptr) return finish_status_;
   stream_->WritesDone();
   v1::SceneResponse ignored;
   while (stream_->Read(&ignored)) {
   }
-  return ToAbsl(stream_->Finish());
+  finish_status_ = ToAbsl(stream_->Finish());
+  stream_finished_ = true;
+  stream_.reset();
+  return finish_status_;
 }
 
 }  // namespace collision::client

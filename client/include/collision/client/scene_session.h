@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -46,6 +47,10 @@ struct SceneSessionOptions {
   int max_reopens_per_message = 8;
   absl::Duration first_backoff = absl::Milliseconds(20);
   absl::Duration max_backoff = absl::Seconds(1);
+  // A message unanswered this long fails with DEADLINE_EXCEEDED (the
+  // stream is cancelled; the next Send reopens the scene). Infinite: wait
+  // for the stream's own deadline (ClientOptions::stream_timeout).
+  absl::Duration message_timeout = absl::Seconds(10);
 };
 
 class SceneSession {
@@ -61,10 +66,16 @@ class SceneSession {
   // Sends one message (its `sequence` and `config` are the session's) and
   // returns its answer. A message the server rejects returns its status
   // (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) and changes nothing; a
-  // broken stream is reopened transparently (see above).
+  // broken stream is reopened transparently (see above). A stream that ends
+  // with any other status while a message is in hand (a message over the
+  // server's --max_receive_message_bytes: RESOURCE_EXHAUSTED; the stream's
+  // deadline, ClientOptions::stream_timeout: DEADLINE_EXCEEDED) fails that
+  // message with it, and the next Send reopens the scene from the
+  // acknowledged world. Never aborts: every failure is a returned status.
   absl::StatusOr<v1::SceneResponse> Send(v1::SceneRequest request);
 
-  // Half-closes the stream and returns its final status. Idempotent.
+  // Half-closes the stream and returns its final status (the same status
+  // on every later call). Send after Finish: FAILED_PRECONDITION.
   absl::Status Finish();
 
   // Streams reopened so far, entities and tick as the server acknowledged.
@@ -79,6 +90,14 @@ class SceneSession {
                const SceneSessionOptions& options);
   // A new stream carrying the config and the acknowledged world.
   absl::Status Reopen();
+  // Cancels and finishes the current stream, if any (exactly once).
+  void DropStream();
+  // What a message's deadline timer may touch, after the message too.
+  struct Watch {
+    std::mutex mu;
+    grpc::ClientContext* context = nullptr;  // null once the message is over
+    bool fired = false;
+  };
   // One message on the current stream; UNAVAILABLE-like statuses mean the
   // stream broke (retry), others are the server's answer.
   absl::StatusOr<v1::SceneResponse> Exchange(v1::SceneRequest* request,
@@ -119,7 +138,9 @@ class SceneSession {
   std::optional<uint64_t> tick_;
   std::size_t entities_ = 0;
   int reopens_ = 0;
-  bool finished_ = false;
+  bool stream_finished_ = false;  // stream_->Finish() has been called
+  bool finished_ = false;         // the session's Finish()
+  absl::Status finish_status_;
 };
 
 }  // namespace collision::client
