@@ -4,9 +4,7 @@
 
 const grpc = require('@grpc/grpc-js');
 const { PROTO_DIR } = require('./lib/protos');
-const client = require('./lib/client');
-const shapes = require('./lib/shapes');
-const columns = require('./lib/columns');
+const { createClient, CollisionClient } = require('./lib/client');
 const { RequestError, checkRequest, toUint64 } = require('./lib/request');
 const {
   StreamMessageError, fieldViolations, statusDetails,
@@ -31,11 +29,19 @@ const Dimension = Object.freeze({
   D3: 'DIMENSION_3D',
 });
 
+const { status } = grpc;
+const protoDir = PROTO_DIR;
+
+// ES modules (`import * as cc`, `import { circle }`) get only the names
+// Node's cjs-module-lexer finds here without running the file: bare names
+// and `...require()` of modules written the same way. A `name: value`
+// entry ends the names it reads and `...x` is skipped, so neither may be
+// used here. test/esm.test.js checks that every name reaches ES modules.
 module.exports = {
-  createClient: client.createClient,
-  CollisionClient: client.CollisionClient,
-  ...shapes,
-  ...columns,
+  createClient,
+  CollisionClient,
+  ...require('./lib/shapes'),
+  ...require('./lib/columns'),
   BoundaryRule,
   Relation,
   Dimension,
@@ -46,6 +52,6 @@ module.exports = {
   fieldViolations,
   statusDetails,
   grpc,
-  status: grpc.status,
-  protoDir: PROTO_DIR,
+  status,
+  protoDir,
 };

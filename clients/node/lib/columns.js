@@ -233,15 +233,20 @@ const RELATIONS = ['RELATION_UNSPECIFIED', 'RELATION_DISJOINT',
 const relations = (x) => perGroup(x, (g) => Array.from(g.relations,
   (r) => RELATIONS[r] || `RELATION_${r}`));
 
+// The builders by group kind, as one object (`cc.columns.circleRect`).
+const columns = {
+  circleCircle, circleRect, circleRotatedRect, rectRect, sphereSphere,
+  sphereBox, boxBox,
+  closestToCircles, closestToRects, closestToRotatedRects, closestToSpheres,
+  closestToBoxes,
+  rectsFromCornerSize, rectsFromCenterHalfExtents, rotatedRectsAboutCenter,
+  boxesFromCenterHalfExtents,
+};
+
+// Bare names only: index.js re-exports this object and Node's
+// cjs-module-lexer must find every name in it for ES modules (see index.js).
 module.exports = {
-  columns: {
-    circleCircle, circleRect, circleRotatedRect, rectRect, sphereSphere,
-    sphereBox, boxBox,
-    closestToCircles, closestToRects, closestToRotatedRects, closestToSpheres,
-    closestToBoxes,
-    rectsFromCornerSize, rectsFromCenterHalfExtents, rotatedRectsAboutCenter,
-    boxesFromCenterHalfExtents,
-  },
+  columns,
   intersectColumnsRequest, closestPointColumnsRequest,
   bitAt, unpackBits, countBits, hits, inside, relations,
 };
