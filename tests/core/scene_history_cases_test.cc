@@ -2,6 +2,8 @@
 // skipped ticks, a history of one, turns, memory and the budget, and the
 // nearest walk's fallback. The random histories checked against brute
 // force are in scene_history_test.cc.
+#include <malloc.h>
+
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -204,6 +206,51 @@ TEST(SceneHistory, MemoryBudgetDropsTheOldestTicksFirst) {
     EXPECT_EQ(OverlapIds(bounded, {t, 0.5f}, Vec2{float(t) + 20.5f, 0}),
               OverlapIds(unbounded, {t, 0.5f}, Vec2{float(t) + 20.5f, 0}));
   }
+}
+
+// What malloc has handed out and not had back: the heap the history really
+// holds, measured beside its own accounting.
+int64_t HeapInUse() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<int64_t>(m.uordblks + m.hblkhd);
+}
+
+// Every entity moving at every tick with the longest history: the window's
+// rings (1,058 slots each) would be 1 GB for these 20k entities. The budget
+// must hold from the first commits on, in memory malloc really handed out,
+// and memory_bytes must tell that memory within 10%.
+TEST(SceneHistory, TheBudgetBoundsTheHeapFromTheFirstCommitOn) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's allocator does not report through mallinfo2";
+#endif
+  constexpr size_t kBudget = size_t{16} << 20;
+  constexpr uint64_t kEntities = 20000;
+  const int64_t before = HeapInUse();
+  {
+    SceneHistory h(SceneDimension::k2D, 1024, kBudget);
+    for (uint64_t t = 1; t <= 60; ++t) {
+      for (uint64_t id = 0; id < kEntities; ++id) {
+        h.Upsert(id, Circle{{float(id % 200) + 0.01f * float(t),
+                             float(id / 200)},
+                            0.5f},
+                 1);
+      }
+      h.Commit(t);
+      const int64_t heap = HeapInUse() - before;
+      const size_t accounted = h.Stats().memory_bytes;
+      ASSERT_LE(accounted, kBudget) << "tick " << t;
+      ASSERT_LE(heap, static_cast<int64_t>(kBudget + kBudget / 10))
+          << "tick " << t;
+      if (t >= 20) {
+        EXPECT_NEAR(static_cast<double>(accounted), static_cast<double>(heap),
+                    0.1 * static_cast<double>(heap))
+            << "tick " << t;
+      }
+    }
+    EXPECT_GT(h.oldest(), 1u);  // the budget, not the window, set it
+    EXPECT_GE(h.latest() - h.oldest(), 5u) << "the budget keeps some ticks";
+  }
+  EXPECT_LT(HeapInUse() - before, int64_t{1} << 20) << "freed on destruction";
 }
 
 }  // namespace

@@ -311,9 +311,12 @@ TEST(SceneHistory, AtFractionZeroEqualsASceneOfThatTick3D) {
   RunAtFractionZero(3, Mix::k3D);
 }
 
-void RunInterpolated(uint32_t seed, Mix mix, const Motion& motion = {}) {
+// Returns the ticks the history kept at the end.
+uint64_t RunInterpolated(uint32_t seed, Mix mix, const Motion& motion = {},
+                         size_t budget = ~size_t{0}) {
   const bool flat = mix != Mix::k3D;
-  SceneHistory history(flat ? SceneDimension::k2D : SceneDimension::k3D, 24);
+  SceneHistory history(flat ? SceneDimension::k2D : SceneDimension::k3D, 24,
+                       budget);
   RandomHistory(
       seed, mix, 50, 80, &history,
       [&](Generator& g, const Recorded& rec, uint64_t latest) {
@@ -336,6 +339,18 @@ void RunInterpolated(uint32_t seed, Mix mix, const Motion& motion = {}) {
         }
       },
       motion);
+  return history.latest() - history.oldest() + 1;
+}
+
+// A budget far below the window: every ring gets a share of it (forced
+// drops raise the oldest tick kept), and whatever is kept still answers
+// exactly.
+TEST(SceneHistory, InterpolatedAnswersEqualBruteForceUnderATightBudget) {
+  Motion steady;
+  steady.steady = 0.8;
+  EXPECT_LT(RunInterpolated(21, Mix::kAll2D, steady, 24000), 20u);
+  EXPECT_LT(RunInterpolated(22, Mix::k3D, steady, 24000), 20u);
+  EXPECT_LT(RunInterpolated(23, Mix::kBalls2D, {}, 16000), 20u);
 }
 
 TEST(SceneHistory, InterpolatedAnswersEqualBruteForce2D) {

@@ -104,18 +104,24 @@ void Interpolate(Family family, const float* a, const float* b, float f,
   out[7] /= len;
 }
 
-size_t Track::Push(const Pose& pose, size_t window, uint64_t oldest) {
+size_t Track::Push(const Pose& pose, const Room& room) {
   size_t grown = 0;
-  if (count >= 2 && count == ring.size() && at(1).tick <= oldest) {
-    DropOldest();
+  if (count >= 2 && count == ring.size()) {
+    if (at(1).tick <= room.oldest) {
+      DropOldest();
+    } else if (ring.size() >= room.limit) {
+      DropOldest();
+      *room.floor = std::max(*room.floor, at(0).tick);
+    }
   }
   if (count == ring.size()) {
     const size_t before = ring.size();
     size_t slots = before + before / 2 + 4;
     if (count >= 2 && last().tick + 1 == pose.tick &&
         at(count - 2).tick + 2 == pose.tick) {
-      slots = std::max(slots, window);
+      slots = std::max(slots, room.window);
     }
+    slots = std::max<size_t>(count + 1, std::min(slots, room.limit));
     Resize(slots);
     grown = ring.size() - before;
   }
@@ -191,6 +197,10 @@ void SceneHistory::Clear() {
   impl_->clear = true;
 }
 
+void SceneHistory::SetMemoryBudget(size_t max_bytes) {
+  impl_->max_bytes = max_bytes;
+}
+
 bool SceneHistory::has_ticks() const { return impl_->has_ticks; }
 uint64_t SceneHistory::latest() const { return impl_->latest; }
 uint64_t SceneHistory::oldest() const { return impl_->oldest; }
@@ -199,14 +209,14 @@ uint32_t SceneHistory::ticks() const { return impl_->ticks; }
 namespace {
 
 // Sets the entity's pose from `tick` on, replacing one set at that tick.
-void SetPose(Track* track, const Pose& pose, size_t window, uint64_t oldest,
+void SetPose(Track* track, const Pose& pose, const Track::Room& room,
              size_t* poses, size_t* capacity) {
   if (!track->empty() && track->last().tick == pose.tick) {
     track->at(track->count - 1) = pose;
     return;
   }
   const uint32_t before = track->count;
-  *capacity += track->Push(pose, window, oldest);
+  *capacity += track->Push(pose, room);
   *poses += track->count - before;
 }
 
@@ -228,7 +238,8 @@ void SceneHistory::Commit(uint64_t tick) {
       if (!Alive(t)) continue;
       Pose gone;
       gone.tick = tick;
-      SetPose(&t, gone, h.window_slots(), oldest, &h.poses, &h.pose_capacity);
+      SetPose(&t, gone, Track::Room{h.window_slots(), oldest}, &h.poses,
+              &h.pose_capacity);
     }
     h.clear = false;
   }
@@ -271,6 +282,10 @@ void SceneHistory::Commit(uint64_t tick) {
     h.handle_of.emplace(s.id, handle);
     handles[i] = handle;
   }
+  // Every track this commit writes exists now: the budget's share is theirs.
+  h.BudgetRings();
+  const Track::Room room{h.window_slots(), oldest, h.ring_limit,
+                         &h.drop_floor};
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < h.staged.size(); ++i) {
     if (i + 2 * kAhead < handles.size() &&
@@ -294,7 +309,7 @@ void SceneHistory::Commit(uint64_t tick) {
     Impl::Staged& s = h.staged[i];
     if (!s.pose.alive && !Alive(t)) continue;
     s.pose.tick = tick;
-    SetPose(&t, s.pose, h.window_slots(), oldest, &h.poses, &h.pose_capacity);
+    SetPose(&t, s.pose, room, &h.poses, &h.pose_capacity);
     // Grown from the staged pose while it is at hand (reading it back
     // from the track later is a cache miss per entity).
     if (s.pose.alive && h.has_ticks) h.GrowOpenSpan(handle, s.pose);
@@ -462,7 +477,49 @@ uint64_t SceneHistory::Impl::WindowStart(uint64_t tick) const {
   return std::max({first_tick, start, budget_floor});
 }
 
+void SceneHistory::Impl::BudgetRings() {
+  const size_t pose_bytes = pose_capacity * sizeof(Pose);
+  const size_t open_span = spans.empty() ? 0 : spans.back().memory_bytes();
+  const size_t other = MemoryBytes() - pose_bytes + open_span;
+  const size_t tracks_after = std::max<size_t>(1, handle_of.size());
+  const size_t room = max_bytes > other ? max_bytes - other : 0;
+  const size_t per_track = room / (tracks_after * sizeof(Pose));
+  if (!limited && per_track >= full_window_slots()) {
+    ring_limit = ~size_t{0};
+    return;
+  }
+  // From now on rings grow only as needed, not to the window at once, and
+  // never past the share of the budget every track can have.
+  limited = true;
+  ring_limit = std::max<size_t>(2, per_track);
+}
+
+void SceneHistory::Impl::LimitRings() {
+  // Some slack, so that a budget shared by slowly more entities does not
+  // reallocate every ring at every commit.
+  if (ring_limit == ~size_t{0}) return;
+  const size_t slack = ring_limit + ring_limit / 4 + 2;
+  if (slack >= limited_to) return;
+  for (Track& t : tracks) {
+    if (t.capacity() <= ring_limit) continue;
+    while (t.count > ring_limit) {
+      t.DropOldest();
+      --poses;
+      drop_floor = std::max(drop_floor, t.at(0).tick);
+    }
+    tight = true;
+    pose_capacity = static_cast<size_t>(
+        static_cast<std::ptrdiff_t>(pose_capacity) + t.Resize(ring_limit));
+  }
+  limited_to = ring_limit;
+}
+
 void SceneHistory::Impl::Forget() {
+  LimitRings();
+  if (drop_floor > budget_floor) {
+    budget_floor = drop_floor;
+    tight = true;  // a ring at its share forgot a pose the window keeps
+  }
   oldest = WindowStart(latest);
   // The open span stays whatever its age: later commits grow it.
   while (spans.size() > 1 && spans.front().last <= oldest) {
@@ -480,6 +537,7 @@ void SceneHistory::Impl::Forget() {
   while (MemoryBytes() > max_bytes) {
     // From now on rings grow only as needed, not to the window at once.
     tight = true;
+    limited = true;
     spare = Span();
     if (spans.size() == 1) {
       Trim(/*shrink=*/true);
@@ -531,11 +589,17 @@ void SceneHistory::Impl::TrimRange(size_t first, size_t count, bool shrink) {
 }
 
 size_t SceneHistory::Impl::MemoryBytes() const {
+  // Every allocation's header and rounding, as glibc's malloc has them.
+  constexpr size_t kPerAllocation = 16;
   size_t bytes =
       tracks.capacity() * sizeof(Track) + pose_capacity * sizeof(Pose) +
+      (tracks.size() - free_handles.size()) * kPerAllocation +
       handle_of.capacity() * (sizeof(uint64_t) + sizeof(uint32_t) + 1) +
       item_of.capacity() * sizeof(uint32_t) +
-      free_handles.capacity() * sizeof(uint32_t);
+      free_handles.capacity() * sizeof(uint32_t) +
+      staged.capacity() * sizeof(Staged) +
+      (handles.capacity() + last_handles.capacity()) * sizeof(uint32_t) +
+      spare.memory_bytes() + spans.size() * sizeof(Span);
   for (const Span& s : spans) bytes += s.memory_bytes();
   return bytes;
 }

@@ -55,14 +55,23 @@ struct Track {
                         : &ring[Slot(count == ring.size() ? 0 : count)];
   }
 
+  // How Push treats a full ring.
+  struct Room {
+    size_t window = 0;    // slots to grow to at once for a steady mover
+    uint64_t oldest = 0;  // the oldest tick the history keeps
+    size_t limit = ~size_t{0};  // slots a ring may have (the memory budget)
+    uint64_t* floor = nullptr;  // raised to the oldest tick a forced drop
+                                // leaves this track able to answer
+  };
   // Appends a pose; returns how many slots the ring grew by. A ring that
-  // fills up grows by half, or at once to `window` slots when the entity
-  // moves tick after tick (it will need them, and each growth is an
-  // allocation and a copy).
+  // fills up grows by half, or at once to `room.window` slots when the
+  // entity moves tick after tick (it will need them, and each growth is an
+  // allocation and a copy), never past `room.limit`.
   // A full ring first forgets its oldest pose when the next one is at or
-  // before `oldest` (the slot it frees is the one written next, so this
-  // touches no other memory).
-  size_t Push(const Pose& pose, size_t window, uint64_t oldest);
+  // before `room.oldest` (the slot it frees is the one written next, so
+  // this touches no other memory), or when it is at its limit: then the
+  // track answers from its new first pose's tick on (`room.floor`).
+  size_t Push(const Pose& pose, const Room& room);
   void DropOldest() {
     head = static_cast<uint32_t>(Slot(1));
     --count;
@@ -167,7 +176,17 @@ struct SceneHistory::Impl {
   // Poses a track kept for the whole window holds: the window's ticks, the
   // span's older ones not yet forgotten, and the one before them.
   // 0 once the memory budget has been reached.
-  size_t window_slots() const { return tight ? 0 : ticks + 2 * kSpanTicks + 2; }
+  size_t window_slots() const { return limited ? 0 : full_window_slots(); }
+  size_t full_window_slots() const { return ticks + 2 * kSpanTicks + 2; }
+  // Sets ring_limit for a commit (once its tracks exist): what the poses
+  // may hold once everything else the history holds (and a new span's
+  // index) is counted, shared by every track. Leaves the rings limited
+  // once the whole window does not fit.
+  void BudgetRings();
+  // Shrinks rings far above ring_limit (forgetting their oldest poses,
+  // raising drop_floor), once ring_limit has fallen well below the size
+  // they were last limited to.
+  void LimitRings();
   // The span answering tick `t` (oldest <= t <= latest).
   const scene::Span& SpanAt(uint64_t t) const;
   // The entity's pose at `at`: false when it does not exist then.
@@ -217,6 +236,10 @@ struct SceneHistory::Impl {
   uint64_t oldest = 0;
   uint64_t budget_floor = 0;  // oldest tick the memory budget left
   bool tight = false;         // the memory budget was reached
+  bool limited = false;       // the window does not fit the budget
+  size_t ring_limit = ~size_t{0};  // slots a ring may have (BudgetRings)
+  size_t limited_to = ~size_t{0};  // the ring_limit LimitRings last applied
+  uint64_t drop_floor = 0;  // oldest tick forced drops left every track
   size_t trim_cursor = 0;     // the next track Forget() trims
   size_t poses = 0;           // kept poses
   size_t pose_capacity = 0;   // poses the tracks' vectors hold room for

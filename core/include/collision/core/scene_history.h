@@ -84,7 +84,11 @@ class SceneHistory {
   static constexpr uint64_t kSpanTicks = 16;
 
   // Keeps `ticks` (>= 1) ticks; `max_bytes` bounds memory_bytes, dropping
-  // the oldest ticks early when a commit would exceed it.
+  // the oldest ticks early when a commit would exceed it: each entity's
+  // ring of poses gets an equal share of the budget, set before the commit
+  // writes (so the window is never allocated past the budget), and the
+  // oldest spans go while the total is over it. A commit may pass the
+  // budget by the index of one span (~100 bytes per entity) until its end.
   SceneHistory(SceneDimension dimension, uint32_t ticks,
                size_t max_bytes = std::numeric_limits<size_t>::max());
   ~SceneHistory();
@@ -101,6 +105,9 @@ class SceneHistory {
   void Remove(uint64_t id);
   void Clear();
   void Commit(uint64_t tick);
+  // A new memory budget (as the constructor's), applied from the next
+  // commit on.
+  void SetMemoryBudget(size_t max_bytes);
 
   bool has_ticks() const;
   uint64_t latest() const;  // requires has_ticks()
