@@ -21,8 +21,8 @@ file after the other, README.md first, each in a fresh process:
           scope (<collision/client/client.h> when it has none), the rest into
           `int main() {}`; compiled with `c++ -std=c++17` and the flags of
           `pkg-config collision-client` (from /opt/collision), then run
-  file    the block is written to PATH, verbatim (a C++ block as above);
-          later blocks build it (a CMakeLists.txt, a main.cc)
+  file    the block is written to PATH (a C++ block wrapped as above) for
+          later blocks to build (a CMakeLists.txt, a main.cc)
 
 `in DIR` is the working directory (default: the repository), `as FILE` where
 the block is saved (default: a scratch file; for js, in the working
@@ -41,12 +41,13 @@ first on PATH; and a Node project, ~/my-app, with the tarball of `npm pack`
 installed by `npm install`. That project's package-lock.json holds the
 packages of clients/node/package-lock.json, so npm installs (the setup's
 and the docs' `npm install` of the tarball) resolve at those versions; the
-setup checks that they did.
+setup, and every block marked `net`, checks that they did.
 
 The address. The docs call a server at 127.0.0.1:50051, and say /tmp and
 /opt; a test must neither bind a fixed port of a shared machine nor write
-there, and rewriting the docs' commands would not run them as written. So
-each block runs in its own Linux namespaces (unshare: as root, or in a user
+there. Rewriting the docs' commands (another port) would not run them as
+written, and an address from an environment variable in every snippet
+would make each longer than what a reader types. So each block runs in its own Linux namespaces (unshare: as root, or in a user
 namespace): a mount namespace where /tmp and /opt are this machine's folders
 of the build tree, a PID namespace (nothing a block starts outlives it), and
 a network namespace of its own, where a collision_server listens on
@@ -57,7 +58,8 @@ registry) keeps the machine's network, and gets no server.
 
 After each block the clone must be as a fresh clone is (`git status`):
 a command the docs tell users to run from the repository must not leave
-files in it. Each block gets at most --timeout seconds.
+files in it (after a failure the clone is restored for the next block).
+Each block gets at most --timeout seconds.
 
   tests/docs/snippets_test.py --check
   tests/docs/snippets_test.py --build build/ci [--only docs/clients.md]
@@ -103,7 +105,7 @@ def markdown_files(source):
     """The repository's Markdown files, as git lists them (tracked and
     untracked, not ignored), README.md first."""
     out = subprocess.run(
-        ["git", "-C", source, "ls-files", "--cached", "--others",
+        ["git", "-c", "safe.directory=*", "-C", source, "ls-files", "--cached", "--others",
          "--exclude-standard", "*.md"], check=True, capture_output=True,
         text=True).stdout.split()
     files = sorted(f for f in set(out)
@@ -374,7 +376,7 @@ class Machine:
         git repository of its own, and build/release."""
         src = self.args.source
         files = subprocess.run(
-            ["git", "-C", src, "ls-files", "-z", "--cached", "--others",
+            ["git", "-c", "safe.directory=*", "-C", src, "ls-files", "-z", "--cached", "--others",
              "--exclude-standard"], check=True, capture_output=True,
             text=True).stdout.split("\0")
         for rel in filter(None, files):
