@@ -2,12 +2,18 @@
 // lists the program's own flags (the ones its main file defines) with their
 // defaults, --helpfull every flag with its file relative to the repository
 // (not the build machine's path), and --version the project's version, the
-// build type and the SIMD target the kernels dispatch to on this CPU.
+// build type and the SIMD target the kernels dispatch to on this CPU. Each
+// prints to stdout and exits 0 (ParseCommandLine below).
 #ifndef COLLISION_COMMON_USAGE_H_
 #define COLLISION_COMMON_USAGE_H_
 
+#include <cstdlib>
+#include <iostream>
 #include <string>
+#include <vector>
 
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
@@ -54,6 +60,28 @@ inline void ConfigureUsage(const char* program, const char* main_file,
   config.version_string = [] { return version; };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
+}
+
+// absl::ParseCommandLine, except that a request for help (--help,
+// --helpfull, --helpshort, --helppackage, --helpmatch) exits 0, as --version
+// does: asking for help is not a failure. The absl of Debian bookworm
+// (20220623) exits 1 for help and has no public way to change that, hence
+// its internal parse and usage entry points, the very calls its
+// ParseCommandLine makes. Undefined or malformed flags still exit 1 with
+// absl's message on stderr.
+inline std::vector<char*> ParseCommandLine(int argc, char** argv) {
+  std::vector<char*> positional = absl::flags_internal::ParseCommandLineImpl(
+      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
+      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
+      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
+  // -1: no usage flag; 0: --version (or --only_check_args); 1: help shown.
+  const int usage = absl::flags_internal::HandleUsageFlags(
+      std::cout, absl::ProgramUsageMessage());
+  if (usage != -1) {
+    std::cout.flush();
+    std::exit(0);
+  }
+  return positional;
 }
 
 }  // namespace collision

@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
       "collision.v1.SceneService (Session) with health checking and "
       "reflection.\n  collision_server --address=0.0.0.0:50051 "
       "[--metrics_address=0.0.0.0:9464] [flags below]");
-  absl::ParseCommandLine(argc, argv);
+  collision::ParseCommandLine(argc, argv);
   {
     const auto format =
         collision::server::ParseLogFormat(absl::GetFlag(FLAGS_log_format));

@@ -191,7 +191,7 @@ int Main(int argc, char** argv) {
       "collision_load", "tools/main.cc", collision::SimdTargetName(),
       "Load-tests a collision server: collision_load --target=host:port "
       "[--rpc=...] [--batch=N] [--concurrency=N] [--duration=10s]");
-  absl::ParseCommandLine(argc, argv);
+  collision::ParseCommandLine(argc, argv);
 
   WorkloadOptions w;
   const bool scene_load = absl::GetFlag(FLAGS_rpc) == "scene";

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       "One grpc.health.v1 check: exit 0 if SERVING, 1 otherwise, 2 on bad "
       "usage.\n  collision_probe --target=127.0.0.1:50051 [--service=NAME] "
       "[--tls --tls_ca=ca.pem]");
-  const auto positional = absl::ParseCommandLine(argc, argv);
+  const auto positional = collision::ParseCommandLine(argc, argv);
   if (positional.size() > 1) {
     std::fprintf(stderr, "collision_probe: unexpected argument %s\n",
                  positional[1]);
