@@ -163,8 +163,14 @@ std::string HtmlReport(const Report& r) {
       "head><body>"
       "<h1>collision_load report</h1><table>";
   s += Row("target", c.target);
-  s += Row("workload", absl::StrFormat("rpc %s, kinds %s, batch %d, seed %d",
-                                       c.ops, c.kinds, c.batch, c.seed));
+  if (c.scene.has_value()) {
+    s += Row("workload", absl::StrFormat("rpc %s, %d queries per tick, seed %d",
+                                         c.ops, c.batch, c.seed));
+    s += Row("scene", DescribeScene(*c.scene, c.concurrency));
+  } else {
+    s += Row("workload", absl::StrFormat("rpc %s, kinds %s, batch %d, seed %d",
+                                         c.ops, c.kinds, c.batch, c.seed));
+  }
   s += Row("load",
            absl::StrFormat(
                "%s, concurrency %d, connections %d",
@@ -174,6 +180,24 @@ std::string HtmlReport(const Report& r) {
                c.concurrency, c.connections));
   s += Row("requests", absl::StrFormat("%d in %.2fs: %d ok, %d errors",
                                        x.requests, x.seconds, x.ok, x.errors));
+  if (c.duration_s > 0) {
+    s += Row("duration", absl::StrFormat("asked %.2fs, measured %.2fs",
+                                         c.duration_s, x.seconds));
+  }
+  if (x.due > 0) {
+    s += Row("open loop",
+             absl::StrFormat("%d due, %d sent, %d never sent%s", x.due,
+                             x.due - x.unsent, x.unsent,
+                             x.unsent > 0 ? ": the rate was NOT REACHED" : ""));
+  }
+  if (x.scenes > 0) {
+    s += Row("scenes", absl::StrFormat(
+                           "%d of %d opened, %d left unanswered%s",
+                           x.scenes_opened, x.scenes, x.scenes_abandoned,
+                           x.scene_open_error.empty()
+                               ? std::string()
+                               : "; first not opened: " + x.scene_open_error));
+  }
   s += Row("throughput",
            absl::StrFormat("%.1f requests/s, %.4g pair-tests/s",
                            r.requests_per_second, r.pair_tests_per_second));

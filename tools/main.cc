@@ -6,11 +6,14 @@
 //   collision_load --target=127.0.0.1:50051 --rpc=intersect_columns
 //       --batch=1000 --concurrency=16 --duration=30s --html_out=report.html
 //
-// Exit status: 0 ok, 1 bad flags or setup, 2 --verify found mismatches,
-// 3 --baseline found a regression, 4 more calls failed than
-// --max_error_rate allows (by default: any), or none was measured, 5 an
-// open-loop run sent fewer calls than --rate asked (beyond
-// --max_rate_shortfall).
+// Exit status (docs/load-testing.md has the table): 0 ok; 1 nothing was
+// run: bad flags, no --target, a file that cannot be read, a --baseline
+// of another workload; 2 --verify found mismatches; 3 --baseline found a
+// regression; 4 more calls (ticks) failed than --max_error_rate allows (by
+// default: any), none was measured, or a scene could not be opened; 5 an
+// open-loop run (--rate, or scenes at --tick_rate) sent fewer of the calls
+// due in --duration than asked (beyond --max_rate_shortfall). When several
+// apply: the first of 2, 4, 5, 3.
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -18,11 +21,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -37,9 +40,10 @@
 #include "tools/scene_load.h"
 #include "tools/workload.h"
 
-ABSL_FLAG(std::string, target, "127.0.0.1:50051",
-          "server host:port; several comma-separated host:port are called "
-          "round-robin; any gRPC target (e.g. dns:///name:port) works too");
+ABSL_FLAG(std::string, target, "",
+          "required: server host:port (e.g. 127.0.0.1:50051); several "
+          "comma-separated host:port are called round-robin; any gRPC target "
+          "(e.g. dns:///name:port) works too");
 ABSL_FLAG(std::string, lb, "",
           "load-balancing policy (default: round_robin for several targets)");
 ABSL_FLAG(std::string, rpc, "intersect_pairs",
@@ -61,6 +65,10 @@ ABSL_FLAG(absl::Duration, scene_rewind_min, absl::ZeroDuration(),
           "SceneQuery.at); both 0: not rewound");
 ABSL_FLAG(absl::Duration, scene_rewind_max, absl::ZeroDuration(),
           "scene: see --scene_rewind_min");
+ABSL_FLAG(int, scene_history_ticks, 0,
+          "scene: ticks of history each scene keeps for rewound raycasts "
+          "(SceneConfig.history_ticks); 0: the server's default, one second "
+          "at --tick_rate");
 ABSL_FLAG(std::string, kinds, "circle_rect",
           "pair-kind mix: name[:weight],... of circle_circle, circle_rect, "
           "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, box_box");
@@ -77,7 +85,8 @@ ABSL_FLAG(absl::Duration, warmup, absl::Seconds(1), "unmeasured warm-up time");
 ABSL_FLAG(double, rate, 0,
           "open loop at this many requests/s in total; 0: closed loop");
 ABSL_FLAG(bool, poisson, false, "open loop with Poisson (exponential) gaps");
-ABSL_FLAG(absl::Duration, deadline, absl::Seconds(5), "deadline of every call");
+ABSL_FLAG(absl::Duration, deadline, absl::Seconds(5),
+          "deadline of every call (scenes: of every tick's answer)");
 ABSL_FLAG(int, retries, 4, "gRPC max attempts on UNAVAILABLE (1 = none)");
 ABSL_FLAG(std::string, tls_ca, "", "TLS: root CA PEM file (turns TLS on)");
 ABSL_FLAG(std::string, tls_cert, "", "TLS: client certificate chain PEM");
@@ -107,15 +116,19 @@ ABSL_FLAG(std::string, format, "text", "stdout report: text, json or csv");
 ABSL_FLAG(std::string, json_out, "", "also write the JSON report here");
 ABSL_FLAG(std::string, csv_out, "", "also write the CSV report here");
 ABSL_FLAG(std::string, html_out, "", "also write the HTML report here");
-ABSL_FLAG(std::string, baseline, "", "JSON report to compare with");
+ABSL_FLAG(std::string, baseline, "",
+          "JSON report to compare with; one of another workload (rpc, kinds, "
+          "batch, concurrency, connections, engine, rate, scene) is refused "
+          "before the run (exit 1)");
 ABSL_FLAG(double, max_error_rate, 0,
           "share of measured calls (0..1) that may fail before the run exits "
           "4; 0: any failure does (an unreachable server, 100% "
           "UNAUTHENTICATED or shed load are failures, not results)");
 ABSL_FLAG(double, max_rate_shortfall, 0.01,
-          "open loop (--rate with --duration): share of the calls due that "
-          "may go unsent (all --concurrency slots busy) before the run "
-          "exits 5; 1: never");
+          "open loop for a --duration (--rate, or scenes at --tick_rate): "
+          "share of the calls (ticks) due that may go unsent (every "
+          "--concurrency slot busy, every scene waiting for an answer) "
+          "before the run exits 5; 1: never");
 ABSL_FLAG(double, max_regression, 1.2,
           "with --baseline: allowed ratio (1.2 = 20% slower) before exit 3");
 ABSL_FLAG(bool, blocking, false,
@@ -132,12 +145,15 @@ ABSL_FLAG(std::string, dump_request, "",
           "write the first unary request as a gRPC-framed body (5-byte prefix "
           "+ message, for h2load -d) to this file, print its method, and exit");
 ABSL_FLAG(std::string, progress, "auto",
-          "live progress line: auto (a TTY), on, off");
+          "live progress line on stderr: auto (when stderr is a terminal), "
+          "on, off");
 
 namespace {
 
 using namespace collision::load;  // NOLINT: a main file
 
+// Nothing was run: bad flags, a file that cannot be read, a baseline of
+// another workload.
 int Fail(const std::string& message) {
   std::fprintf(stderr, "collision_load: %s\n", message.c_str());
   return 1;
@@ -192,6 +208,14 @@ int Main(int argc, char** argv) {
       "Load-tests a collision server: collision_load --target=host:port "
       "[--rpc=...] [--batch=N] [--concurrency=N] [--duration=10s]");
   collision::ParseCommandLine(argc, argv);
+  // No default server: with no flags it used to load whatever listened on
+  // 127.0.0.1:50051 for 11 s.
+  if (absl::GetFlag(FLAGS_target).empty() &&
+      absl::GetFlag(FLAGS_dump_request).empty()) {
+    return Fail(
+        "--target is required (e.g. --target=127.0.0.1:50051); --help lists "
+        "the flags, docs/load-testing.md the workloads and exit codes");
+  }
 
   WorkloadOptions w;
   const bool scene_load = absl::GetFlag(FLAGS_rpc) == "scene";
@@ -211,7 +235,7 @@ int Main(int argc, char** argv) {
   RunOptions o;
   std::vector<std::string> targets =
       absl::StrSplit(absl::GetFlag(FLAGS_target), ',', absl::SkipEmpty());
-  if (targets.empty()) return Fail("--target is empty");
+  if (targets.empty()) targets.push_back("");  // --dump_request only
   o.target = targets[0];
   o.client.load_balancing_policy = absl::GetFlag(FLAGS_lb);
   if (targets.size() > 1) {
@@ -294,48 +318,47 @@ int Main(int argc, char** argv) {
     return Fail("--format must be text, json or csv");
   }
 
-  const std::string started_at =
-      absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
-  absl::StatusOr<RunResult> run;
-  if (absl::GetFlag(FLAGS_rpc) == "scene") {
-    SceneLoadOptions scene;
-    scene.entities = absl::GetFlag(FLAGS_scene_entities);
-    scene.moving = absl::GetFlag(FLAGS_scene_moving);
-    scene.tick_rate = absl::GetFlag(FLAGS_tick_rate);
-    scene.rays = absl::GetFlag(FLAGS_scene_rays);
-    scene.sweeps = absl::GetFlag(FLAGS_scene_sweeps);
-    scene.overlaps = absl::GetFlag(FLAGS_scene_overlaps);
-    scene.columns = absl::GetFlag(FLAGS_scene_columns);
-    scene.rewind_min = absl::GetFlag(FLAGS_scene_rewind_min);
-    scene.rewind_max = absl::GetFlag(FLAGS_scene_rewind_max);
-    o.rate = scene.tick_rate * o.concurrency;
-    run = RunScenes(o, scene);
-    w.batch = scene.rays + scene.sweeps + scene.overlaps;
+  std::optional<SceneLoadOptions> scene;
+  std::optional<Workload> workload;
+  if (scene_load) {
+    SceneLoadOptions& s = scene.emplace();
+    s.entities = absl::GetFlag(FLAGS_scene_entities);
+    s.moving = absl::GetFlag(FLAGS_scene_moving);
+    s.tick_rate = absl::GetFlag(FLAGS_tick_rate);
+    s.rays = absl::GetFlag(FLAGS_scene_rays);
+    s.sweeps = absl::GetFlag(FLAGS_scene_sweeps);
+    s.overlaps = absl::GetFlag(FLAGS_scene_overlaps);
+    s.columns = absl::GetFlag(FLAGS_scene_columns);
+    s.rewind_min = absl::GetFlag(FLAGS_scene_rewind_min);
+    s.rewind_max = absl::GetFlag(FLAGS_scene_rewind_max);
+    s.history_ticks = absl::GetFlag(FLAGS_scene_history_ticks);
+    o.rate = s.tick_rate * o.concurrency;
+    w.batch = s.rays + s.sweeps + s.overlaps;
   } else {
-    absl::StatusOr<Workload> workload;
+    absl::StatusOr<Workload> created;
     if (const std::string path = absl::GetFlag(FLAGS_request_file);
         !path.empty()) {
       std::ifstream in(path, std::ios::binary);
       if (!in) return Fail("cannot read --request_file " + path);
       const std::string json((std::istreambuf_iterator<char>(in)), {});
-      workload = Workload::FromJson(w, json);
-      if (workload.ok()) w = workload->options();
+      created = Workload::FromJson(w, json);
+      if (created.ok()) w = created->options();
     } else {
-      workload = Workload::Create(w);
+      created = Workload::Create(w);
     }
-    if (!workload.ok()) return Fail(workload.status().ToString());
+    if (!created.ok()) return Fail(created.status().ToString());
     if (const std::string path = absl::GetFlag(FLAGS_dump_request);
         !path.empty()) {
-      return DumpRequest(workload->Get(0), path);
+      return DumpRequest(created->Get(0), path);
     }
-    run = Run(o, *workload);
+    workload = *std::move(created);
   }
-  if (!run.ok()) return Fail(run.status().ToString());
 
   ReportConfig rc;
   rc.target = o.target;
   rc.ops = absl::GetFlag(FLAGS_rpc);
-  rc.kinds = absl::GetFlag(FLAGS_kinds);
+  rc.kinds = scene_load ? "" : absl::GetFlag(FLAGS_kinds);
+  rc.scene = scene;
   rc.batch = w.batch;
   rc.concurrency = o.concurrency;
   rc.connections = o.connections;
@@ -354,9 +377,30 @@ int Main(int argc, char** argv) {
   }
   rc.seed = w.seed;
   rc.warmup_s = absl::ToDoubleSeconds(o.warmup);
+  rc.requests = o.requests;
+  rc.duration_s = o.requests > 0 ? 0 : absl::ToDoubleSeconds(o.duration);
   rc.tool_version = absl::StrCat("collision_load ", COLLISION_VERSION);
-  rc.started_at = started_at;
   rc.interval_s = absl::ToDoubleSeconds(o.progress_interval);
+
+  // A baseline is checked before the run: one that cannot be read, or of
+  // another workload, would waste the run.
+  std::optional<Baseline> baseline;
+  if (const std::string path = absl::GetFlag(FLAGS_baseline); !path.empty()) {
+    auto read = ReadBaseline(path);
+    if (!read.ok()) return Fail("--baseline: " + read.status().ToString());
+    if (const std::string diff = WorkloadDifference(rc, *read); !diff.empty()) {
+      return Fail(absl::StrCat(
+          "--baseline ran a different workload (", diff,
+          "); its numbers are not comparable: rerun it with these flags"));
+    }
+    baseline = *std::move(read);
+  }
+
+  rc.started_at =
+      absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
+  absl::StatusOr<RunResult> run =
+      scene_load ? RunScenes(o, *scene) : Run(o, *workload);
+  if (!run.ok()) return Fail(run.status().ToString());
   const Report report = MakeReport(rc, *std::move(run));
 
   const std::string text = format == "json"  ? JsonReport(report)
@@ -375,11 +419,24 @@ int Main(int argc, char** argv) {
     }
   }
 
-  int status = 0;
+  // Every condition is said on stderr; the exit status is the first of
+  // 2 (wrong answers), 4 (failed calls), 5 (rate not reached), 3
+  // (regression) that applies.
+  const char* calls = scene_load ? "ticks" : "calls";
+  bool mismatched = false, failed = false, short_of_rate = false,
+       regressed = false;
+  if (report.run.scenes > report.run.scenes_opened) {
+    std::fprintf(stderr,
+                 "collision_load: %d of %d scenes could not be opened: %s\n",
+                 report.run.scenes - report.run.scenes_opened,
+                 report.run.scenes, report.run.scene_open_error.c_str());
+    failed = true;
+  }
   const double max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
   if (report.run.requests == 0) {
-    std::fprintf(stderr, "collision_load: no call was measured\n");
-    status = 4;
+    std::fprintf(stderr, "collision_load: no %s was measured\n",
+                 scene_load ? "tick" : "call");
+    failed = true;
   } else if (double(report.run.errors) >
              max_error_rate * double(report.run.requests)) {
     std::string codes;
@@ -388,48 +445,53 @@ int Main(int argc, char** argv) {
     }
     std::fprintf(
         stderr,
-        "collision_load: %lld of %lld calls failed (%.2f%%), above "
+        "collision_load: %lld of %lld %s failed (%.2f%%), above "
         "--max_error_rate=%g;%s\n",
         static_cast<long long>(report.run.errors),
-        static_cast<long long>(report.run.requests),
+        static_cast<long long>(report.run.requests), calls,
         100.0 * double(report.run.errors) / double(report.run.requests),
         max_error_rate, codes.c_str());
-    status = 4;
+    failed = true;
   }
   if (report.run.due > 0 && report.run.unsent > 0) {
     const double shortfall = double(report.run.unsent) / double(report.run.due);
-    std::fprintf(stderr,
-                 "collision_load: the rate was not reached: %lld of the %lld "
-                 "calls due at --rate=%g in --duration were not sent "
-                 "(%.1f%%): all %d slots of --concurrency were busy; raise "
-                 "--concurrency (or --connections) or lower --rate\n",
-                 static_cast<long long>(report.run.unsent),
-                 static_cast<long long>(report.run.due), o.rate,
-                 100.0 * shortfall, o.concurrency);
-    if (shortfall > absl::GetFlag(FLAGS_max_rate_shortfall)) status = 5;
+    if (scene_load) {
+      std::fprintf(
+          stderr,
+          "collision_load: the tick rate was not reached: %lld of the %lld "
+          "ticks due at --tick_rate=%g in %d scenes in --duration were not "
+          "sent (%.1f%%): a scene sends a tick once the one before is "
+          "answered; a slower --tick_rate, fewer --scene_entities or "
+          "queries, or fewer scenes (--concurrency) fit this server\n",
+          static_cast<long long>(report.run.unsent),
+          static_cast<long long>(report.run.due), scene->tick_rate,
+          o.concurrency, 100.0 * shortfall);
+    } else {
+      std::fprintf(stderr,
+                   "collision_load: the rate was not reached: %lld of the "
+                   "%lld calls due at --rate=%g in --duration were not sent "
+                   "(%.1f%%): all %d slots of --concurrency were busy; raise "
+                   "--concurrency (or --connections) or lower --rate\n",
+                   static_cast<long long>(report.run.unsent),
+                   static_cast<long long>(report.run.due), o.rate,
+                   100.0 * shortfall, o.concurrency);
+    }
+    short_of_rate = shortfall > absl::GetFlag(FLAGS_max_rate_shortfall);
   }
   if (report.run.mismatches > 0) {
     std::fprintf(stderr, "collision_load: --verify: %lld mismatching answers\n",
                  static_cast<long long>(report.run.mismatches));
-    status = 2;
+    mismatched = true;
   }
-  if (!absl::GetFlag(FLAGS_baseline).empty()) {
-    auto baseline = ReadBaseline(absl::GetFlag(FLAGS_baseline));
-    if (!baseline.ok()) return Fail(baseline.status().ToString());
-    if (const std::string diff = WorkloadDifference(rc, *baseline);
-        !diff.empty()) {
-      return Fail(absl::StrCat(
-          "--baseline ran a different workload (", diff,
-          "); its numbers are not comparable: rerun it with these flags"));
-    }
+  if (baseline.has_value()) {
     const std::vector<std::string> regressions =
         Regressions(report, *baseline, absl::GetFlag(FLAGS_max_regression));
     for (const std::string& r : regressions) {
       std::fprintf(stderr, "collision_load: regression: %s\n", r.c_str());
     }
-    if (!regressions.empty()) status = 3;
+    regressed = !regressions.empty();
   }
-  return status;
+  return mismatched ? 2 : failed ? 4 : short_of_rate ? 5 : regressed ? 3 : 0;
 }
 
 // gRPC keeps threads of its own (callback completion queues) that can still

@@ -1,5 +1,6 @@
 #include "tools/report.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -16,13 +17,36 @@ using nlohmann::json;
 double Us(int64_t ns) { return double(ns) / 1000.0; }
 
 std::string Mode(const ReportConfig& c) {
+  if (c.scene.has_value()) {
+    return absl::StrFormat("open loop, %g ticks/s per scene",
+                           c.scene->tick_rate);
+  }
   if (c.rate <= 0) return "closed loop";
   return absl::StrFormat("open loop, %s %.0f req/s%s",
                          c.poisson ? "Poisson" : "fixed", c.rate,
                          c.schedule.empty() ? "" : ", " + c.schedule);
 }
 
+std::string Seconds(absl::Duration d) { return absl::FormatDuration(d); }
+
 }  // namespace
+
+std::string DescribeScene(const SceneLoadOptions& s, int scenes) {
+  std::string rays = absl::StrCat(s.rays, " raycasts");
+  if (s.rewind_max > absl::ZeroDuration()) {
+    absl::StrAppend(&rays, " rewound ", Seconds(s.rewind_min), "-",
+                    Seconds(s.rewind_max));
+  }
+  const std::string history =
+      s.history_ticks > 0
+          ? absl::StrCat("history ", s.history_ticks, " ticks")
+          : std::string("history the server's default (1 s of ticks)");
+  return absl::StrFormat(
+      "%d scenes x %d entities (%g%% moved per tick) at %g ticks/s; per tick "
+      "%s, %d sweeps, %d overlaps; upserts %s, %s",
+      scenes, s.entities, 100 * s.moving, s.tick_rate, rays, s.sweeps,
+      s.overlaps, s.columns ? "as columns" : "per entity", history);
+}
 
 Report MakeReport(const ReportConfig& config, RunResult run) {
   Report r;
@@ -47,9 +71,17 @@ std::string TextReport(const Report& r) {
   const ReportConfig& c = r.config;
   std::string s;
   absl::StrAppendFormat(&s, "target       %s\n", c.target);
-  absl::StrAppendFormat(&s,
-                        "workload     rpc %s, kinds %s, batch %d, seed %d\n",
-                        c.ops, c.kinds, c.batch, c.seed);
+  if (c.scene.has_value()) {
+    absl::StrAppendFormat(&s,
+                          "workload     rpc %s, %d queries per tick, seed %d\n",
+                          c.ops, c.batch, c.seed);
+    absl::StrAppendFormat(&s, "scene        %s\n",
+                          DescribeScene(*c.scene, c.concurrency));
+  } else {
+    absl::StrAppendFormat(&s,
+                          "workload     rpc %s, kinds %s, batch %d, seed %d\n",
+                          c.ops, c.kinds, c.batch, c.seed);
+  }
   absl::StrAppendFormat(&s,
                         "load         %s, concurrency %d, connections %d, "
                         "engine %s, warm-up %.1fs\n",
@@ -57,6 +89,24 @@ std::string TextReport(const Report& r) {
                         c.warmup_s);
   absl::StrAppendFormat(&s, "requests     %d in %.2fs: %d ok, %d errors\n",
                         x.requests, x.seconds, x.ok, x.errors);
+  if (c.duration_s > 0) {
+    // The measured time runs to the last answer, after --duration's end.
+    absl::StrAppendFormat(&s, "duration     asked %.2fs, measured %.2fs\n",
+                          c.duration_s, x.seconds);
+  }
+  if (x.due > 0) {
+    absl::StrAppendFormat(&s, "open loop    %d due, %d sent, %d never sent%s\n",
+                          x.due, x.due - x.unsent, x.unsent,
+                          x.unsent > 0 ? ": the rate was NOT REACHED" : "");
+  }
+  if (x.scenes > 0) {
+    absl::StrAppendFormat(&s,
+                          "scenes       %d of %d opened, %d left unanswered\n",
+                          x.scenes_opened, x.scenes, x.scenes_abandoned);
+    if (!x.scene_open_error.empty()) {
+      absl::StrAppendFormat(&s, "  first not opened: %s\n", x.scene_open_error);
+    }
+  }
   // Calls count whether answered or not; pairs only when answered.
   absl::StrAppendFormat(&s,
                         "throughput   %.1f requests/s (%.1f answered), %.4g "
@@ -94,12 +144,6 @@ std::string TextReport(const Report& r) {
                           "backoff      %d pauses after UNAVAILABLE, %.2fs\n",
                           x.backoffs, x.backoff_s);
   }
-  if (x.unsent > 0) {
-    absl::StrAppendFormat(&s,
-                          "rate         NOT REACHED: %d of %d calls due were "
-                          "never sent (every slot busy)\n",
-                          x.unsent, x.due);
-  }
   if (x.verified > 0) {
     absl::StrAppendFormat(&s,
                           "verify       %d responses (%d pairs) checked "
@@ -133,7 +177,29 @@ std::string JsonReport(const Report& r) {
                  {"poisson", c.poisson},
                  {"schedule", c.schedule},
                  {"seed", c.seed},
-                 {"warmup_s", c.warmup_s}};
+                 {"warmup_s", c.warmup_s},
+                 {"requests", c.requests},
+                 {"duration_s", c.duration_s}};
+  if (c.scene.has_value()) {
+    const SceneLoadOptions& sc = *c.scene;
+    j["config"]["scene"] = {
+        {"scenes", c.concurrency},
+        {"entities", sc.entities},
+        {"moving", sc.moving},
+        {"tick_rate", sc.tick_rate},
+        {"rays", sc.rays},
+        {"sweeps", sc.sweeps},
+        {"overlaps", sc.overlaps},
+        {"columns", sc.columns},
+        {"rewind_min_s", absl::ToDoubleSeconds(sc.rewind_min)},
+        {"rewind_max_s", absl::ToDoubleSeconds(sc.rewind_max)},
+        {"history_ticks", sc.history_ticks}};
+    j["scenes"] = {{"asked", x.scenes},
+                   {"opened", x.scenes_opened},
+                   {"not_opened", x.scenes - x.scenes_opened},
+                   {"abandoned", x.scenes_abandoned},
+                   {"first_open_error", x.scene_open_error}};
+  }
   j["tool"] = c.tool_version;
   j["basis"] =
       "requests and requests_per_second count every call, answered or not; "
@@ -168,7 +234,8 @@ std::string JsonReport(const Report& r) {
   j["status_counts"] = x.status_counts;
   j["first_error"] = x.first_error;
   j["backoffs"] = x.backoffs;
-  j["open_loop"] = {{"due", x.due}, {"unsent", x.unsent}};
+  j["open_loop"] = {
+      {"due", x.due}, {"sent", x.due - x.unsent}, {"unsent", x.unsent}};
   j["verify"] = {{"responses", x.verified},
                  {"pairs", x.verified_pairs},
                  {"mismatches", x.mismatches}};
@@ -203,16 +270,29 @@ std::string CsvReport(const Report& r) {
       "latency_p75_us,latency_p90_us,latency_p95_us,latency_p99_us,"
       "latency_p99_9_us,latency_max_us,"
       "verified_pairs,mismatches,cpu_utilization,batch,concurrency,"
-      "connections,rate\n";
+      "connections,rate,duration_s,due,sent,unsent,scenes,scene_entities,"
+      "scene_moving,tick_rate,scene_rays,scene_sweeps,scene_overlaps,"
+      "scene_columns,scene_rewind_min_s,scene_rewind_max_s,"
+      "scene_history_ticks\n";
   absl::StrAppendFormat(
       &s,
       "%d,%d,%d,%d,%.6f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
-      "%.3f,%d,%d,%.4f,%d,%d,%d,%.3f\n",
+      "%.3f,%d,%d,%.4f,%d,%d,%d,%.3f,%g,%d,%d,%d,",
       x.requests, x.ok, x.errors, x.pairs, x.seconds, r.requests_per_second,
       r.pair_tests_per_second, l.min, l.mean, l.p50, l.p75, l.p90, l.p95, l.p99,
       l.p999, l.max, x.verified_pairs, x.mismatches, r.cpu_utilization,
-      r.config.batch, r.config.concurrency, r.config.connections,
-      r.config.rate);
+      r.config.batch, r.config.concurrency, r.config.connections, r.config.rate,
+      r.config.duration_s, x.due, x.due - x.unsent, x.unsent);
+  if (const auto& sc = r.config.scene; sc.has_value()) {
+    absl::StrAppendFormat(
+        &s, "%d,%d,%g,%g,%d,%d,%d,%s,%g,%g,%d\n", r.config.concurrency,
+        sc->entities, sc->moving, sc->tick_rate, sc->rays, sc->sweeps,
+        sc->overlaps, sc->columns ? "true" : "false",
+        absl::ToDoubleSeconds(sc->rewind_min),
+        absl::ToDoubleSeconds(sc->rewind_max), sc->history_ticks);
+  } else {
+    s += ",,,,,,,,,,\n";  // not a scene run
+  }
   return s;
 }
 
@@ -244,6 +324,24 @@ absl::StatusOr<Baseline> ReadBaseline(const std::string& path) {
     b.config.rate = c.value("rate", 0.0);
     b.config.poisson = c.value("poisson", false);
     b.config.schedule = c.value("schedule", std::string());
+    if (c.contains("scene") && c["scene"].is_object()) {
+      const json& sc = c["scene"];
+      SceneLoadOptions& s = b.config.scene.emplace();
+      s.entities = sc.value("entities", 0);
+      s.moving = sc.value("moving", 0.0);
+      s.tick_rate = sc.value("tick_rate", 0.0);
+      s.rays = sc.value("rays", 0);
+      s.sweeps = sc.value("sweeps", 0);
+      s.overlaps = sc.value("overlaps", 0);
+      s.columns = sc.value("columns", true);
+      // As written (seconds), to the microsecond the flags are given in.
+      auto us = [](double seconds) {
+        return absl::Microseconds(std::llround(seconds * 1e6));
+      };
+      s.rewind_min = us(sc.value("rewind_min_s", 0.0));
+      s.rewind_max = us(sc.value("rewind_max_s", 0.0));
+      s.history_ticks = sc.value("history_ticks", 0);
+    }
   }
   return b;
 }
@@ -257,7 +355,29 @@ std::string WorkloadDifference(const ReportConfig& run, const Baseline& b) {
     if (now != then) out.push_back(absl::StrCat(name, " ", now, " vs ", then));
   };
   differ("rpc", run.ops, base.ops);
-  differ("kinds", run.kinds, base.kinds);
+  if (run.scene.has_value() && base.ops == "scene" && !base.scene.has_value()) {
+    out.push_back(
+        "scene: the baseline does not record its scene (a report of an older "
+        "collision_load)");
+  } else if (run.scene.has_value() && base.scene.has_value()) {
+    const SceneLoadOptions& now = *run.scene;
+    const SceneLoadOptions& then = *base.scene;
+    auto number = [](double v) { return absl::StrFormat("%g", v); };
+    differ("scene entities", number(now.entities), number(then.entities));
+    differ("scene moving", number(now.moving), number(then.moving));
+    differ("tick rate", number(now.tick_rate), number(then.tick_rate));
+    differ("scene rays", number(now.rays), number(then.rays));
+    differ("scene sweeps", number(now.sweeps), number(then.sweeps));
+    differ("scene overlaps", number(now.overlaps), number(then.overlaps));
+    differ("scene columns", now.columns ? "true" : "false",
+           then.columns ? "true" : "false");
+    differ("scene rewind",
+           Seconds(now.rewind_min) + "-" + Seconds(now.rewind_max),
+           Seconds(then.rewind_min) + "-" + Seconds(then.rewind_max));
+    differ("scene history ticks", number(now.history_ticks),
+           number(then.history_ticks));
+  }
+  if (!run.scene.has_value()) differ("kinds", run.kinds, base.kinds);
   differ("batch", absl::StrCat(run.batch), absl::StrCat(base.batch));
   differ("concurrency", absl::StrCat(run.concurrency),
          absl::StrCat(base.concurrency));

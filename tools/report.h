@@ -4,19 +4,23 @@
 #define COLLISION_TOOLS_REPORT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "tools/runner.h"
+#include "tools/scene_load.h"
 
 namespace collision::load {
 
 struct ReportConfig {
   std::string target;
-  std::string ops;    // the rpc mix as given
-  std::string kinds;  // the kind mix as given
-  int batch = 0;
+  std::string ops;    // the rpc mix as given ("scene" for scenes)
+  std::string kinds;  // the kind mix as given ("" for scenes)
+  // --rpc=scene: the scenes' parameters (`concurrency` scenes).
+  std::optional<SceneLoadOptions> scene;
+  int batch = 0;  // pairs per request; scenes: queries per tick
   int concurrency = 0;
   int connections = 0;
   std::string engine;  // --engine (or "blocking")
@@ -25,6 +29,8 @@ struct ReportConfig {
   std::string schedule;  // open loop with a load schedule, described; "": none
   uint64_t seed = 0;
   double warmup_s = 0;
+  int64_t requests = 0;   // --requests; 0: a run for `duration_s`
+  double duration_s = 0;  // --duration; 0: a run of `requests`
   double interval_s = 1;
   std::string tool_version;  // "collision_load 0.1.0 (...)"
   std::string started_at;    // RFC 3339, UTC
@@ -51,6 +57,10 @@ inline constexpr double kSaturationThreshold = 0.85;
 
 Report MakeReport(const ReportConfig& config, RunResult run);
 
+// "8 scenes x 10000 entities (100% moved per tick) at 64 ticks/s; per tick
+// 256 raycasts, 200 sweeps, 50 overlaps; upserts as columns, history ...".
+std::string DescribeScene(const SceneLoadOptions& scene, int scenes);
+
 std::string TextReport(const Report& r);
 std::string JsonReport(const Report& r);
 // A header line and one data line.
@@ -71,10 +81,12 @@ struct Baseline {
   ReportConfig config;  // the workload fields only
 };
 absl::StatusOr<Baseline> ReadBaseline(const std::string& path);
-// The workload fields (rpc, kinds, batch, concurrency, connections, rate,
-// poisson) in which the run differs from the baseline's, as "batch 16 vs
-// 100; ..."; empty when they match or the baseline has none. Numbers of
-// different workloads are not compared.
+// The workload fields (rpc, kinds, batch, concurrency, connections,
+// engine, rate, poisson, schedule, and a scene's parameters) in which the
+// run differs from the baseline's, as "batch 16 vs 100; ..."; empty when
+// they match or the baseline records no workload (a hand-written one). A
+// scene baseline that does not record its scene differs from every scene
+// run. Numbers of different workloads are not compared.
 std::string WorkloadDifference(const ReportConfig& run, const Baseline& b);
 // One line per regression: throughput below baseline / ratio, p50 or p99
 // above baseline * ratio, or errors where the baseline had none. Empty:

@@ -99,6 +99,15 @@ void StartCall(const Item& item, const client::Client& c, bool verify,
 
 }  // namespace
 
+void PrintProgress(absl::Duration elapsed, const char* unit, int64_t done,
+                   double per_second, int64_t errors, bool last) {
+  std::fprintf(stderr, "\r  elapsed %6.1fs  %10lld %s  %9.0f/s  %lld errors%s",
+               absl::ToDoubleSeconds(elapsed), static_cast<long long>(done),
+               unit, per_second, static_cast<long long>(errors),
+               last ? "\n" : " ");
+  std::fflush(stderr);
+}
+
 double RateAt(const RunOptions& o, absl::Duration since) {
   using Kind = RunOptions::Schedule::Kind;
   const RunOptions::Schedule& s = o.schedule;
@@ -340,24 +349,24 @@ absl::StatusOr<RunResult> Run(const RunOptions& o, const Workload& workload) {
     absl::MutexLock lock(&mu);
     int64_t last_done = 0;
     absl::Time last = absl::Now();
-    while (!mu.AwaitWithTimeout(absl::Condition(
-                                    +[](int* n) { return *n == 0; }, &running),
-                                o.progress_interval)) {
+    bool over = false;
+    while (!over) {
+      over = mu.AwaitWithTimeout(absl::Condition(
+                                     +[](int* n) { return *n == 0; }, &running),
+                                 o.progress_interval);
       if (!o.progress) continue;
+      // Every interval, and once at the end however short the run.
       const absl::Time now = absl::Now();
       const int64_t done = done_count.load();
-      std::fprintf(stderr,
-                   "\r%7.1fs  %10lld requests  %9.0f req/s  %lld errors ",
-                   absl::ToDoubleSeconds(now - measured_from),
-                   static_cast<long long>(done),
-                   double(done - last_done) / absl::ToDoubleSeconds(now - last),
-                   static_cast<long long>(error_count.load()));
+      PrintProgress(now - measured_from, "requests", done,
+                    double(done - last_done) /
+                        std::max(1e-9, absl::ToDoubleSeconds(now - last)),
+                    error_count.load(), over);
       last_done = done;
       last = now;
     }
   }
   for (std::thread& t : threads) t.join();
-  if (o.progress) std::fprintf(stderr, "\n");
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
 

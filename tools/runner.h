@@ -87,7 +87,9 @@ struct RunResult {
   int64_t pairs = 0;  // pairs (queries) in successful requests
   std::map<std::string, int64_t> status_counts;    // "OK", "UNAVAILABLE", ...
   std::map<std::string, std::string> first_error;  // code -> message
-  double seconds = 0;                              // measured wall time
+  // Measured wall time: from the start of the measured window to the last
+  // answer (which may come after --duration).
+  double seconds = 0;
   double cpu_user_s = 0;
   double cpu_system_s = 0;
   int cores = 1;
@@ -101,6 +103,13 @@ struct RunResult {
   // of --concurrency busy: the rate was not reached).
   int64_t due = 0;
   int64_t unsent = 0;
+  // Scene runs: scenes asked for, opened, and left behind with a tick
+  // unanswered at the run's hard stop; the first reason a scene could not
+  // be opened ("" when all were).
+  int scenes = 0;
+  int scenes_opened = 0;
+  int scenes_abandoned = 0;
+  std::string scene_open_error;
   std::vector<Interval> series;
   std::map<std::string, OpResult> by_op;  // by OpName
 };
@@ -112,6 +121,13 @@ absl::StatusOr<RunResult> Run(const RunOptions& options,
 
 // The open-loop rate `since` the start of the measured window.
 double RateAt(const RunOptions& options, absl::Duration since);
+
+// The live progress line (RunOptions::progress), on stderr, rewritten in
+// place: time into the measured window, `unit`s done ("requests",
+// "ticks"), their rate over the last interval and the errors so far.
+// `last` ends the line.
+void PrintProgress(absl::Duration elapsed, const char* unit, int64_t done,
+                   double per_second, int64_t errors, bool last);
 
 }  // namespace collision::load
 

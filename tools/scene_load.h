@@ -8,6 +8,14 @@
 // coordinated omission). Reported like the other workloads: a "request" is
 // a tick, its "pairs" are its queries. Raycasts can be rewound (lag
 // compensation) by a uniformly drawn lag.
+//
+// A run for a duration ends on time: no tick is sent after its end, the
+// ticks due in it and never sent are counted (RunResult::due, unsent), and
+// its measured time is the real one, to the last answer. Each tick waits at
+// most the client's deadline (ClientOptions::timeout) for its answer; a
+// tick still unanswered at the end plus that deadline is counted as failed
+// (DEADLINE_EXCEEDED) and its scene left behind: a server that hangs or
+// goes away cannot hold the run.
 #ifndef COLLISION_TOOLS_SCENE_LOAD_H_
 #define COLLISION_TOOLS_SCENE_LOAD_H_
 
@@ -31,11 +39,16 @@ struct SceneLoadOptions {
   // (SceneQuery.at, lag compensation); both zero: not rewound.
   absl::Duration rewind_min = absl::ZeroDuration();
   absl::Duration rewind_max = absl::ZeroDuration();
+  // SceneConfig.history_ticks: ticks of history each scene keeps; 0: the
+  // server's default, one second at the tick rate.
+  int history_ticks = 0;
 };
 
 // `run.concurrency` is the number of scenes; `run.rate` is ignored (the
-// tick rate paces each scene). Fails on invalid options or when a scene
-// cannot be opened.
+// tick rate paces each scene); `run.requests` (when > 0) is the number of
+// measured ticks over all scenes. Fails only on invalid options or when no
+// channel can be created: a scene that cannot be opened is counted
+// (RunResult::scenes_opened, scene_open_error), as are failed ticks.
 absl::StatusOr<RunResult> RunScenes(const RunOptions& run,
                                     const SceneLoadOptions& scene);
 

@@ -87,7 +87,10 @@ TEST(LoadTool, Http2EngineCarriesTokenDeadlineStatusAndPushback) {
 
   EXPECT_EQ(RunTool("--engine=http2 --tls --target=127.0.0.1:1", "h2_tls"), 1);
   EXPECT_THAT(ReadAll(Dir() + "/h2_tls.err"), HasSubstr("plaintext only"));
-  EXPECT_EQ(RunTool("--engine=http2 --rpc=intersect_stream", "h2_stream"), 1);
+  EXPECT_EQ(RunTool("--engine=http2 --target=127.0.0.1:1"
+                    " --rpc=intersect_stream",
+                    "h2_stream"),
+            1);
   EXPECT_THAT(ReadAll(Dir() + "/h2_stream.err"), HasSubstr("unary calls only"));
   EXPECT_EQ(RunTool("--engine=http2 --target=127.0.0.1:1 --requests=2"
                     " --warmup=0s --concurrency=1",
