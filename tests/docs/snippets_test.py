@@ -235,11 +235,24 @@ def start_server(binary, scratch):
     return proc
 
 
+def mount_machine(binds, keep):
+    """Mounts each (folder, target) of `binds` over its target (/tmp, /opt).
+    A path of `keep` below a target (a build tree in /tmp) stays visible:
+    it is bound first onto the same place inside the folder, and the folder
+    is then bound recursively, with it."""
+    for folder, target in binds:
+        for path in keep:
+            if (path + "/").startswith(target + "/"):
+                inner = os.path.join(folder, os.path.relpath(path, target))
+                os.makedirs(inner, exist_ok=True)
+                subprocess.run(["mount", "--bind", path, inner], check=True)
+        subprocess.run(["mount", "--rbind", folder, target], check=True)
+
+
 def inside(job_file):
     with open(job_file) as f:
         job = json.load(f)
-    for src, dst in job["binds"]:
-        subprocess.run(["mount", "--bind", src, dst], check=True)
+    mount_machine(job["binds"], job["keep"])
     server = None
     if job["server"]:
         loopback_up()
@@ -280,11 +293,11 @@ class Machine:
         self.venv = os.path.join(self.home, "venv")
         self.app = os.path.join(self.home, "my-app")
         self.build = os.path.abspath(args.build)
-        for path in (self.work, self.build, os.path.abspath(args.server)):
-            for shadowed in ("/tmp", "/opt"):
-                if (path + "/").startswith(shadowed + "/"):
-                    sys.exit(f"{path} is under {shadowed}, which the blocks "
-                             "see replaced: use a build tree elsewhere")
+        # What the blocks must still see where it is, should it lie in /tmp.
+        self.keep = sorted({os.path.realpath(p) for p in (
+            self.work, self.build, os.path.dirname(os.path.abspath(args.server)),
+            os.path.dirname(os.path.abspath(args.protoc)),
+            os.path.dirname(os.path.abspath(args.grpc_python_plugin)), HERE)})
         self.unshare = ["unshare", "--fork", "--pid", "--mount-proc",
                         "--mount", "--kill-child"]
         if os.geteuid() != 0:
@@ -310,6 +323,7 @@ class Machine:
         """Runs argv in the namespaces; returns (exit code, output)."""
         os.makedirs(self.scratch, exist_ok=True)
         job = {"binds": [[self.tmp, "/tmp"], [self.opt, "/opt"]],
+               "keep": self.keep,
                "server": self.args.server if server and not net else None,
                "scratch": self.scratch, "argv": argv, "cwd": cwd,
                "env": env or self.env(), "timeout": self.args.timeout}
