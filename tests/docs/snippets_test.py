@@ -344,6 +344,12 @@ class Machine:
         return proc.returncode, out
 
     def setup(self):
+        probe = subprocess.run(self.unshare + ["--net", "true"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            sys.exit("the blocks run in Linux namespaces (unshare as root, or "
+                     "unprivileged user namespaces), which this machine "
+                     f"refused: {probe.stderr.strip()}")
         shutil.rmtree(self.work, ignore_errors=True)
         for d in (self.home, self.tmp, self.opt, self.scratch):
             os.makedirs(d)
@@ -542,7 +548,8 @@ def main():
 
     blocks, errors = collect(args.source, args.only)
     if errors:
-        print("blocks without a valid marker:\n  " + "\n  ".join(errors))
+        print("blocks without a valid marker (tests/docs/snippets_test.py's "
+              "header says how to mark them):\n  " + "\n  ".join(errors))
         return 1
     runs = [b for b in blocks if b.kind in ("run", "file")]
     print(f"{len(blocks)} fenced blocks: {len(runs)} run, "
