@@ -13,6 +13,10 @@
   or numpy arrays and their decoded bitsets (columns.py).
 - Client: channel, deadlines, retries, TLS, token, health (client.py).
 - QuerySession: one request per game tick over QueryStream (session.py).
+- Scenes that survive their streams: Client.open_scene gives a blocking
+  SceneSession, AsyncClient.open_scene an AsyncSceneSession whose send()
+  returns a Future of the answer (scene.py); AsyncClient is the asyncio
+  client (aio.py).
 - CallError / InvalidRequest with the server's field violations, and
   field_violations() for a raw grpc.RpcError (errors.py).
 
@@ -22,6 +26,7 @@ and `collision.v1.scene_pb2`, with their gRPC stubs beside them.
 
 from collision.v1 import collision_pb2 as pb
 
+from .aio import AsyncClient
 from .client import Client, RetryPolicy, service_config
 from .column_batch import (ClosestPointColumnsBatch, IntersectAnswer,
                            IntersectColumnsBatch)
@@ -34,8 +39,9 @@ from .columns import (boxes,
                       relations, rotated_rects, rotated_rects_about_center,
                       spheres, unpack_bits)
 from .errors import (BAD_REQUEST_TYPE_URL, CallError, FieldViolation,
-                     InvalidRequest, error_from_rpc, field_violations,
-                     omitted_violations, status_details)
+                     InvalidRequest, error_from_rpc, error_from_stream,
+                     field_violations, omitted_violations, status_details)
+from .scene import AsyncSceneSession, SceneSession
 from .session import QuerySession, StreamReply
 from .shapes import (EXCLUSIVE, INCLUSIVE, box_from_center_half_extents,
                      box_from_min_max, boundary_rule, circle,
@@ -49,13 +55,15 @@ from .shapes import (EXCLUSIVE, INCLUSIVE, box_from_center_half_extents,
 __version__ = "0.1.0"
 
 __all__ = [
-    "BAD_REQUEST_TYPE_URL", "CallError", "Client", "ClosestPointColumnsBatch",
-    "EXCLUSIVE", "FieldViolation", "INCLUSIVE", "IntersectAnswer",
-    "IntersectColumnsBatch", "InvalidRequest", "QuerySession", "RetryPolicy",
+    "AsyncClient", "AsyncSceneSession", "BAD_REQUEST_TYPE_URL", "CallError",
+    "Client", "ClosestPointColumnsBatch", "EXCLUSIVE", "FieldViolation",
+    "INCLUSIVE", "IntersectAnswer", "IntersectColumnsBatch",
+    "InvalidRequest", "QuerySession", "RetryPolicy", "SceneSession",
     "StreamReply", "boundary_rule", "box_from_center_half_extents",
     "box_from_min_max", "boxes", "boxes_from_center_half_extents", "circle",
     "circles", "closest_point_columns_request", "closest_point_group",
     "closest_point_request", "degrees_to_radians", "error_from_rpc",
+    "error_from_stream",
     "field_violations", "hits", "inside", "intersect_columns_request",
     "intersect_group", "intersect_request", "omitted_violations", "pb",
     "point", "point3", "points", "points3", "rect_from_center_half_extents",

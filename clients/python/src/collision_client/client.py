@@ -28,11 +28,12 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import grpc
 from collision.v1 import collision_pb2 as pb
-from collision.v1 import collision_pb2_grpc
+from collision.v1 import collision_pb2_grpc, scene_pb2
 
 from . import _health
 from .column_batch import ClosestPointColumnsBatch, IntersectColumnsBatch
 from .errors import error_from_rpc
+from .scene import SESSION_METHOD, SceneSession
 from .session import QuerySession
 
 PemSource = Union[bytes, str, "os.PathLike[str]", None]
@@ -132,6 +133,86 @@ def _as_request(request: Any, request_type: Any, method: str) -> Any:
                      type(inner if inner is not None else request).__name__))
 
 
+class ChannelSettings:
+    """A channel's target, credentials (None: plaintext), gRPC options and
+    per-call metadata, from the Client options (see Client), checked.
+    Client and AsyncClient build their channels from it."""
+
+    def __init__(self, target: str, *, deadline: Optional[float],
+                 stream_deadline: Optional[float],
+                 metadata: Iterable[Tuple[str, MetadataValue]],
+                 token: Optional[str], tls: Optional[bool],
+                 root_certificates: PemSource,
+                 certificate_chain: PemSource,
+                 private_key: PemSource,
+                 server_name: Optional[str],
+                 retries: Union[RetryPolicy, int, None],
+                 load_balancing: Optional[str],
+                 health_check_service: Optional[str],
+                 connect_timeout: float,
+                 max_receive_message_bytes: int,
+                 channel_options: Sequence[Tuple[str, Any]]) -> None:
+        if not target:
+            raise ValueError("target is empty")
+        for name, value in (("deadline", deadline),
+                            ("stream_deadline", stream_deadline)):
+            if value is not None and not value > 0:
+                raise ValueError("%s must be > 0 seconds or None" % name)
+        if not 0.001 <= connect_timeout <= 86400:
+            raise ValueError("connect_timeout must be between 0.001 and "
+                             "86400 seconds")
+        if isinstance(retries, int) and not isinstance(retries, bool):
+            retries = (RetryPolicy(max_attempts=retries + 1)
+                       if retries else None)
+        self.metadata: List[Tuple[str, MetadataValue]] = []
+        for key, value in metadata:
+            _check_metadata(key, value)
+            self.metadata.append((key, value))
+        if token is not None:
+            if not token or "\r" in token or "\n" in token:
+                raise ValueError("token is empty or has a line break")
+            self.metadata.append(("authorization", "Bearer " + token))
+        if health_check_service and any(c in health_check_service
+                                         for c in "\"\\"):
+            raise ValueError("health_check_service has a quote or backslash")
+        self.target = target
+        self.deadline = deadline
+        self.stream_deadline = stream_deadline
+        self.service_config = service_config(
+            retries if isinstance(retries, RetryPolicy) else None,
+            load_balancing, health_check_service)
+        options: List[Tuple[str, Any]] = [
+            ("grpc.max_receive_message_length", max_receive_message_bytes),
+            ("grpc.service_config", self.service_config),
+            ("grpc.enable_retries", 1 if retries else 0),
+            # gRPC takes a connection attempt's deadline from this argument
+            # (its "minimum connect timeout"); the backoff has its own.
+            ("grpc.min_reconnect_backoff_ms",
+             max(1, round(connect_timeout * 1000))),
+        ]
+        tls_files = (root_certificates, certificate_chain, private_key)
+        if tls is None:
+            tls = any(f is not None for f in tls_files) or bool(server_name)
+        if tls:
+            if (certificate_chain is None) != (private_key is None):
+                raise ValueError("certificate_chain and private_key go "
+                                 "together")
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=_read_pem(root_certificates,
+                                            "root_certificates"),
+                private_key=_read_pem(private_key, "private_key"),
+                certificate_chain=_read_pem(certificate_chain,
+                                            "certificate_chain"))
+            if server_name:
+                options.append(("grpc.ssl_target_name_override", server_name))
+            self.credentials: Optional[grpc.ChannelCredentials] = credentials
+        elif any(f is not None for f in tls_files):
+            raise ValueError("TLS options given with tls=False")
+        else:
+            self.credentials = None
+        self.options = options + list(channel_options)
+
+
 class Client:
     """A client of one collision.v1 target ("host:port", "dns:///name:port",
     "ipv4:127.0.0.1:1,127.0.0.1:2", ...). The channel connects lazily, on
@@ -140,8 +221,8 @@ class Client:
     Options (all keyword-only):
 
     - deadline: seconds every unary call may take (default 5); None for
-      none. stream_deadline: of a whole QuerySession (default None: a
-      session lives as long as the game does).
+      none. stream_deadline: of each stream of a QuerySession or a scene
+      session (default None: a session lives as long as the game does).
     - metadata: (key, value) pairs sent on every call (tracing ids, tenant):
       lowercase keys, not grpc-* nor authorization; printable ASCII values,
       bytes for "-bin" keys. token: sent as `authorization: Bearer <token>`
@@ -181,66 +262,27 @@ class Client:
                  connect_timeout: float = 5.0,
                  max_receive_message_bytes: int = 64 * 1024 * 1024,
                  channel_options: Sequence[Tuple[str, Any]] = ()) -> None:
-        if not target:
-            raise ValueError("target is empty")
-        for name, value in (("deadline", deadline),
-                            ("stream_deadline", stream_deadline)):
-            if value is not None and not value > 0:
-                raise ValueError("%s must be > 0 seconds or None" % name)
-        if not 0.001 <= connect_timeout <= 86400:
-            raise ValueError("connect_timeout must be between 0.001 and "
-                             "86400 seconds")
-        if isinstance(retries, int) and not isinstance(retries, bool):
-            retries = (RetryPolicy(max_attempts=retries + 1)
-                       if retries else None)
-        self._metadata: List[Tuple[str, MetadataValue]] = []
-        for key, value in metadata:
-            _check_metadata(key, value)
-            self._metadata.append((key, value))
-        if token is not None:
-            if not token or "\r" in token or "\n" in token:
-                raise ValueError("token is empty or has a line break")
-            self._metadata.append(("authorization", "Bearer " + token))
-        if health_check_service and any(c in health_check_service
-                                         for c in "\"\\"):
-            raise ValueError("health_check_service has a quote or backslash")
+        settings = ChannelSettings(
+            target, deadline=deadline, stream_deadline=stream_deadline,
+            metadata=metadata, token=token, tls=tls,
+            root_certificates=root_certificates,
+            certificate_chain=certificate_chain, private_key=private_key,
+            server_name=server_name, retries=retries,
+            load_balancing=load_balancing,
+            health_check_service=health_check_service,
+            connect_timeout=connect_timeout,
+            max_receive_message_bytes=max_receive_message_bytes,
+            channel_options=channel_options)
+        self._metadata = settings.metadata
         self.target = target
         self.deadline = deadline
         self.stream_deadline = stream_deadline
-        self.service_config = service_config(
-            retries if isinstance(retries, RetryPolicy) else None,
-            load_balancing, health_check_service)
-        options: List[Tuple[str, Any]] = [
-            ("grpc.max_receive_message_length", max_receive_message_bytes),
-            ("grpc.service_config", self.service_config),
-            ("grpc.enable_retries", 1 if retries else 0),
-            # gRPC takes a connection attempt's deadline from this argument
-            # (its "minimum connect timeout"); the backoff has its own.
-            ("grpc.min_reconnect_backoff_ms",
-             max(1, round(connect_timeout * 1000))),
-        ]
-        tls_files = (root_certificates, certificate_chain, private_key)
-        if tls is None:
-            tls = any(f is not None for f in tls_files) or bool(server_name)
-        if tls:
-            if (certificate_chain is None) != (private_key is None):
-                raise ValueError("certificate_chain and private_key go "
-                                 "together")
-            credentials = grpc.ssl_channel_credentials(
-                root_certificates=_read_pem(root_certificates,
-                                            "root_certificates"),
-                private_key=_read_pem(private_key, "private_key"),
-                certificate_chain=_read_pem(certificate_chain,
-                                            "certificate_chain"))
-            if server_name:
-                options.append(("grpc.ssl_target_name_override", server_name))
-            self.channel = grpc.secure_channel(
-                target, credentials, options + list(channel_options))
-        elif any(f is not None for f in tls_files):
-            raise ValueError("TLS options given with tls=False")
+        self.service_config = settings.service_config
+        if settings.credentials is not None:
+            self.channel = grpc.secure_channel(target, settings.credentials,
+                                               settings.options)
         else:
-            self.channel = grpc.insecure_channel(
-                target, options + list(channel_options))
+            self.channel = grpc.insecure_channel(target, settings.options)
         self.stub = collision_pb2_grpc.CollisionServiceStub(self.channel)
         self._health_check = self.channel.unary_unary(
             _health.CHECK_METHOD,
@@ -330,6 +372,30 @@ class Client:
             return self.stub.QueryStream(requests, **options)
 
         return QuerySession(open_call, reopen=reopen, max_reopens=max_reopens)
+
+    def open_scene(self, config: scene_pb2.SceneConfig, *,
+                   max_reopens: int = 8, first_backoff: float = 0.02,
+                   max_backoff: float = 1.0,
+                   metadata: Iterable[Tuple[str, MetadataValue]] = ()
+                   ) -> SceneSession:
+        """Opens a scene (SceneService.Session) with `config` and returns
+        its SceneSession: send() blocks for each message's answer, and a
+        broken stream is reopened with the acknowledged world (see
+        scene.py). Raises CallError when the config is refused, or when
+        the service stays unavailable (or full) for `max_reopens` attempts.
+        Each stream has the client's stream_deadline."""
+        options = self.call_options(metadata=metadata)
+        options["timeout"] = self.stream_deadline
+        session_call = self.channel.stream_stream(
+            SESSION_METHOD,
+            response_deserializer=scene_pb2.SceneResponse.FromString)
+
+        def open_call(requests: Any) -> Any:
+            return session_call(requests, **options)
+
+        return SceneSession(open_call, config, max_reopens=max_reopens,
+                            first_backoff=first_backoff,
+                            max_backoff=max_backoff)
 
     # ---- Health -------------------------------------------------------------
 

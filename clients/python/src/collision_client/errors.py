@@ -180,8 +180,12 @@ def error_from_rpc(error: grpc.RpcError) -> CallError:
                  trailing_metadata=trailers, retry_pushback=pushback)
 
 
-def error_from_stream(error: pb.StreamError, sequence: int) -> CallError:
-    """The CallError of a QueryStream message the server rejected."""
+def error_from_stream(error: pb.StreamError,
+                      sequence: Optional[int] = None) -> CallError:
+    """The CallError (InvalidRequest for INVALID_ARGUMENT) of a StreamError:
+    a stream message the server rejected (its `sequence`), or a scene
+    query's SceneQueryResult.error. Its code() is the grpc.StatusCode, not
+    the number on the wire."""
     code = _CODES.get(error.code, grpc.StatusCode.UNKNOWN)
     return _make(code, error.message,
                  violations=_from_bad_request(error.bad_request),
