@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Builds the collision-client wheel from this repository, offline.
 
-Stages pyproject.toml, LICENSE, src/collision_client and docs/python.md (as
+Stages pyproject.toml, LICENSE, src/collision_client, the examples (as the
+package collision_client.examples: `python3 -m
+collision_client.examples.example_scene HOST:PORT`) and docs/python.md (as
 the README) in a scratch directory, generates the collision.v1 stubs into it
 with protoc and the gRPC Python plugin, and builds the wheel with the
 running interpreter's pip and setuptools (no build isolation, no index: it
@@ -30,6 +32,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROTOS = ["collision/v1/collision.proto", "collision/v1/scene.proto"]
+EXAMPLES = ["example.py", "example_scene.py"]
 
 
 def parse_args(argv):
@@ -71,6 +74,13 @@ def stage(stage_dir, args):
     shutil.copytree(os.path.join(HERE, "src", "collision_client"),
                     os.path.join(src, "collision_client"),
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    examples = os.path.join(src, "collision_client", "examples")
+    os.makedirs(examples)
+    with open(os.path.join(examples, "__init__.py"), "w") as f:
+        f.write('"""The examples: python3 -m collision_client.examples.NAME '
+                'HOST:PORT."""\n')
+    for name in EXAMPLES:
+        shutil.copy(os.path.join(HERE, name), examples)
     # protoc's imports follow the proto paths (scene_pb2 does `from
     # collision.v1 import collision_pb2`), so the stubs keep that layout:
     # `collision` is a namespace package, collision/v1 a regular one.

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Calls a running collision_server through the collision_client package.
 
-  /usr/bin/python3 clients/python/build_wheel.py dist/
-  python3 -m pip install dist/collision_client-0.1.0-py3-none-any.whl
-  python3 clients/python/example.py 127.0.0.1:50051
+  /usr/bin/python3 clients/python/build_wheel.py /tmp/dist
+  python3 -m pip install /tmp/dist/collision_client-0.1.0-py3-none-any.whl
+  python3 -m collision_client.examples.example 127.0.0.1:50051
 """
 
 import sys

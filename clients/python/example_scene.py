@@ -1,98 +1,67 @@
 #!/usr/bin/env python3
-"""A game world kept on a running collision_server, from Python.
+"""A game world kept on a running collision_server, from asyncio Python.
 
-One SceneService.Session stream is one scene: the first message configures
-it, then each message is one tick (its entity changes, then its queries).
-The scene stubs come with the collision_client package (docs/python.md):
+A scene session is one scene: opening it sends the config, then each
+message is one tick (its entity changes, then its queries). send() hands a
+tick over and returns a Future of its answer at once, so the game loop
+goes on while the server works and collects the answer later. A stream the
+server drains or ages out, or a replica that dies, is reopened with the
+world the session kept, unseen by the game (docs/python.md, "Scenes").
 
-  python3 clients/python/example_scene.py 127.0.0.1:50051
+Installed with the collision-client wheel:
+
+  python3 -m collision_client.examples.example_scene 127.0.0.1:50051
 """
 
-import queue
+import asyncio
 import sys
 
 import collision_client as cc
-import grpc
 from collision.v1 import collision_pb2 as pb
 from collision.v1 import scene_pb2 as scene
-from collision.v1 import scene_pb2_grpc
 
 PLAYERS = 1  # category (layer) bits
 WALLS = 2
-CODE_NAMES = {c.value[0]: c.name for c in grpc.StatusCode}
+SHOOTER, ENEMY, WALL, CRATE = 1, 2, 3, 4
 
 
-class SceneStream:
-    """One Session stream, one message at a time: send() returns its answer."""
-
-    def __init__(self, client, timeout_s=30):
-        self._outbox = queue.Queue()
-        stub = scene_pb2_grpc.SceneServiceStub(client.channel)
-        # The deadline covers the whole stream (the whole match, here); the
-        # client's metadata and token go with it.
-        self._responses = stub.Session(iter(self._outbox.get, None),
-                                       **client.call_options(timeout_s))
-        self._sequence = 0
-
-    def send(self, request):
-        self._sequence += 1
-        request.sequence = self._sequence
-        self._outbox.put(request)
-        response = next(self._responses)
-        if response.HasField("error"):  # rejected whole; the scene goes on
-            raise ValueError("%s: %s" % (CODE_NAMES[response.error.code],
-                                         response.error.message))
-        return response
-
-    def close(self):
-        self._outbox.put(None)  # half-close: the server ends the scene
-        for _ in self._responses:
-            pass
+def entity(entity_id, shape, category):
+    return scene.SceneEntity(id=entity_id, shape=shape, category=category)
 
 
-circle = cc.circle
-rect = cc.rect_from_min_max
+async def main(target):
+    async with cc.AsyncClient(target) as client:
+        await client.wait_until_serving(timeout=10)
+        world = await client.open_scene(scene.SceneConfig(
+            dimension=scene.DIMENSION_2D, boundary=pb.BOUNDARY_RULE_INCLUSIVE))
 
-
-def main():
-    target = sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:50051"
-    shooter, enemy, wall, crate = 1, 2, 3, 4
-    with cc.Client(target) as client:
-        client.wait_until_serving(timeout=10)
-        world = SceneStream(client)
-
-        # Open the scene and add the entities of tick 1.
-        reply = world.send(scene.SceneRequest(
-            config=scene.SceneConfig(dimension=scene.DIMENSION_2D,
-                                     boundary=pb.BOUNDARY_RULE_INCLUSIVE),
-            update=scene.SceneUpdate(tick=1, upserts=[
-                scene.SceneEntity(id=shooter, shape=circle(0, 0, 0.5),
-                                  category=PLAYERS),
-                scene.SceneEntity(id=enemy, shape=circle(10, 3, 0.5),
-                                  category=PLAYERS),
-                scene.SceneEntity(id=wall, shape=rect(6, -1, 7, 1),
-                                  category=WALLS),
-                scene.SceneEntity(id=crate, shape=rect(9, 1, 10, 2),
-                                  category=WALLS)])))
+        # Tick 1: the entities.
+        reply = await world.send(scene.SceneRequest(update=scene.SceneUpdate(
+            tick=1, upserts=[
+                entity(SHOOTER, cc.circle(0, 0, 0.5), PLAYERS),
+                entity(ENEMY, cc.circle(10, 3, 0.5), PLAYERS),
+                entity(WALL, cc.rect_from_min_max(6, -1, 7, 1), WALLS),
+                entity(CRATE, cc.rect_from_min_max(9, 1, 10, 2), WALLS)])))
         print("tick %d: %d entities" % (reply.tick, reply.entities))
 
         # Tick 2: the enemy moves behind the wall; the shooter fires along
         # +x (excluding itself: the ray starts inside it) and a grenade
-        # goes off at (11, 0).
-        reply = world.send(scene.SceneRequest(
+        # goes off at (11, 0). The answer is collected after the tick's own
+        # work (here, none).
+        answer = world.send(scene.SceneRequest(
             update=scene.SceneUpdate(tick=2, upserts=[
-                scene.SceneEntity(id=enemy, shape=circle(12, 0, 0.5),
-                                  category=PLAYERS)]),
+                entity(ENEMY, cc.circle(12, 0, 0.5), PLAYERS)]),
             queries=[
                 scene.SceneQuery(
                     raycast=scene.RaycastQuery(
                         origin=pb.Vec3(x=0, y=0), direction=pb.Vec3(x=1),
                         max_distance=50, all_hits=True),
-                    exclude_id=shooter, mask=PLAYERS | WALLS),
+                    exclude_id=SHOOTER, mask=PLAYERS | WALLS),
                 scene.SceneQuery(overlap=scene.OverlapQuery(
-                    shape=circle(11, 0, 2), include_relation=True,
+                    shape=cc.circle(11, 0, 2), include_relation=True,
                     include_separation=True)),
             ]))
+        reply = await answer
         print("tick %d: %d entities" % (reply.tick, reply.entities))
         shot, blast = reply.results
         for h in shot.hits:
@@ -103,27 +72,38 @@ def main():
             print("blast reaches %d: %s, separation %g" %
                   (h.id, pb.Relation.Name(h.relation), h.separation))
 
-        # Lag compensation: the enemy runs up +y at 0.5 units a tick. On
-        # tick 9 a shooter whose screen is 100 ms behind (6.4 ticks at the
-        # default 64 Hz) fires at where they saw it; the scene is rewound
+        # A rejected tick changes nothing and the scene goes on: its answer
+        # raises InvalidRequest with the fields at fault.
+        try:
+            await world.send(scene.SceneRequest(update=scene.SceneUpdate(
+                tick=3, upserts=[entity(CRATE, cc.circle(9, 1, -1), WALLS)])))
+        except cc.InvalidRequest as e:
+            print("tick 3 rejected: %s: %s" % (e.code().name, e.details()))
+            for v in e.field_violations:
+                print("  field %s: %s" % (v.field, v.description))
+
+        # Lag compensation: the enemy runs up +y at 0.5 units a tick; the
+        # ticks are handed over without waiting, several in flight. On tick
+        # 9 a shooter whose screen is 100 ms behind (6.4 ticks at the
+        # default 64 Hz) fires at where they saw it: the scene is rewound
         # to that moment (tick 2.6, interpolated) to decide the hit.
-        for tick in range(3, 10):
-            world.send(scene.SceneRequest(
-                update=scene.SceneUpdate(tick=tick, upserts=[
-                    scene.SceneEntity(id=enemy,
-                                      shape=circle(12, 0.5 * (tick - 2), 0.5),
-                                      category=PLAYERS)])))
+        running = [world.send(scene.SceneRequest(update=scene.SceneUpdate(
+            tick=tick, upserts=[entity(ENEMY, cc.circle(12, 0.5 * (tick - 2),
+                                                         0.5), PLAYERS)])))
+                   for tick in range(3, 10)]
         seen = 9 - 0.100 * 64  # the shooter's moment: tick 2.6
         aim = pb.Vec3(x=12, y=0.5 * (seen - 2))
         shot = scene.SceneQuery(
             raycast=scene.RaycastQuery(origin=pb.Vec3(x=0, y=0),
                                        direction=aim, max_distance=50),
-            exclude_id=shooter, mask=PLAYERS,
+            exclude_id=SHOOTER, mask=PLAYERS,
             at=scene.SceneMoment(tick=int(seen), fraction=seen - int(seen)))
         now = scene.SceneQuery()
         now.CopyFrom(shot)
         now.ClearField("at")
-        reply = world.send(scene.SceneRequest(queries=[shot, now]))
+        fired = world.send(scene.SceneRequest(queries=[shot, now]))
+        await asyncio.gather(*running)
+        reply = await fired
         lagged, latest = reply.results
         print("shot rewound to tick %d + %.2f%s: %s" % (
             lagged.at.tick, lagged.at.fraction,
@@ -132,8 +112,10 @@ def main():
         print("the same shot at tick %d: %s" % (
             reply.tick, "hits %d" % latest.hits[0].id if latest.hits else
             "miss"))
-        world.close()
+        print("streams reopened: %d" % world.reopens)
+        await world.close()
 
 
 if __name__ == "__main__":
-    main()
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else
+                     "127.0.0.1:50051"))

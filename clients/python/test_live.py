@@ -16,7 +16,8 @@ Test classes (CTest runs each as its own test, naming the class):
   server_name= on a server with a self-signed certificate.
 - SessionReopensAgedStreams: a session outlives streams the server ends
   for their age (--max_connection_age=1s), unseen by the caller.
-- ExamplesAgainstLiveServer: example.py and example_scene.py run.
+- ExamplesAgainstLiveServer: example.py and example_scene.py run, as the
+  wheel installed them (python3 -m collision_client.examples.NAME).
 
   build/ci/clients/python/venv/bin/python clients/python/test_live.py \\
       --server build/ci/server/collision_server [ClassName ...]
@@ -385,15 +386,27 @@ class SessionReopensAgedStreams(ServerTestCase):
 class ExamplesAgainstLiveServer(ServerTestCase):
 
     def run_example(self, name):
+        # As a user runs them: the copies the wheel installed, from
+        # anywhere (here, the venv's folder).
         done = subprocess.run(
-            [sys.executable, os.path.join(HERE, name), self.server.address],
+            [sys.executable, "-m", "collision_client.examples." + name,
+             self.server.address],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=60)
+            timeout=60, cwd=os.path.dirname(os.path.dirname(sys.executable)))
         self.assertEqual(done.returncode, 0, done.stdout)
         return done.stdout
 
+    def test_examples_are_in_the_wheel(self):
+        import collision_client.examples.example_scene as installed
+        self.assertNotEqual(os.path.dirname(installed.__file__), HERE)
+        for name in ("example.py", "example_scene.py"):
+            with open(os.path.join(HERE, name)) as source, \
+                    open(os.path.join(os.path.dirname(installed.__file__),
+                                      name)) as shipped:
+                self.assertEqual(source.read(), shipped.read(), name)
+
     def test_example(self):
-        out = self.run_example("example.py")
+        out = self.run_example("example")
         for line in ("hit=True relation=RELATION_TOUCHING separation=0",
                      "turned: hit=True relation=RELATION_TOUCHING",
                      "closest=(10, 10) distance=5 inside=False",
@@ -404,9 +417,17 @@ class ExamplesAgainstLiveServer(ServerTestCase):
             self.assertIn(line, out)
 
     def test_example_scene(self):
-        out = self.run_example("example_scene.py")
-        self.assertIn("tick 1: 4 entities", out)
-        self.assertIn("shot rewound to tick", out)
+        out = self.run_example("example_scene")
+        for line in ("tick 1: 4 entities", "tick 2: 4 entities",
+                     "shot hits 3 at distance 6, point (6, 0), normal (-1, 0)",
+                     "blast reaches 2: RELATION_OVERLAPPING, separation -1.5",
+                     "tick 3 rejected: INVALID_ARGUMENT: "
+                     "update.upserts[0].shape.circle.radius must be >= 0",
+                     "  field update.upserts[0].shape.circle.radius: must be "
+                     ">= 0, got -1",
+                     "shot rewound to tick 2 + 0.60: hits 2",
+                     "the same shot at tick 9: miss"):
+            self.assertIn(line, out)
 
 
 def main():
