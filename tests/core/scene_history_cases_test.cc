@@ -230,10 +230,10 @@ TEST(SceneHistory, TheBudgetBoundsTheHeapFromTheFirstCommitOn) {
     SceneHistory h(SceneDimension::k2D, 1024, kBudget);
     for (uint64_t t = 1; t <= 60; ++t) {
       for (uint64_t id = 0; id < kEntities; ++id) {
-        h.Upsert(id, Circle{{float(id % 200) + 0.01f * float(t),
-                             float(id / 200)},
-                            0.5f},
-                 1);
+        h.Upsert(
+            id,
+            Circle{{float(id % 200) + 0.01f * float(t), float(id / 200)}, 0.5f},
+            1);
       }
       h.Commit(t);
       const int64_t heap = HeapInUse() - before;
@@ -251,6 +251,37 @@ TEST(SceneHistory, TheBudgetBoundsTheHeapFromTheFirstCommitOn) {
     EXPECT_GE(h.latest() - h.oldest(), 5u) << "the budget keeps some ticks";
   }
   EXPECT_LT(HeapInUse() - before, int64_t{1} << 20) << "freed on destruction";
+}
+
+// The admission estimate is an upper bound of what a scene and its
+// unbudgeted history really hold with every entity moving at every tick,
+// and not a loose one (within 1.5x, once the window is long enough for a
+// steady mover's ring to grow to it).
+TEST(SceneHistory, SceneBytesAtMostBoundsAMovingScene) {
+  for (uint32_t ticks : {1u, 2u, 64u, 200u}) {
+    for (size_t n : {size_t{10}, size_t{2000}}) {
+      Scene scene(SceneDimension::k2D);
+      SceneHistory h(SceneDimension::k2D, ticks);
+      for (uint64_t t = 1; t <= ticks + 40; ++t) {
+        for (uint64_t id = 0; id < n; ++id) {
+          const Circle c{{float(id % 50) + 0.01f * float(t), float(id / 50)},
+                         0.5f};
+          scene.Upsert(id, c, 1);
+          h.Upsert(id, c, 1);
+        }
+        scene.Commit();
+        h.Commit(t);
+      }
+      const size_t held =
+          scene.Stats().memory_bytes + (ticks > 1 ? h.Stats().memory_bytes : 0);
+      SCOPED_TRACE(testing::Message() << n << " entities, H " << ticks);
+      EXPECT_LE(held, SceneBytesAtMost(n, ticks));
+      if (n >= 2000 && ticks >= 64) {
+        EXPECT_GE(held * 3 / 2, SceneBytesAtMost(n, ticks));
+      }
+      EXPECT_LE(SceneBytesAtLeast(n, ticks > 1), SceneBytesAtMost(n, ticks));
+    }
+  }
 }
 
 }  // namespace

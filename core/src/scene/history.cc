@@ -13,6 +13,13 @@
 
 namespace collision {
 namespace scene {
+namespace {
+
+// A span's item: handle, box, hint, first pose, inner radius and its share
+// of the span's hierarchy (Span::memory_bytes says ~64 bytes).
+constexpr size_t kSpanBytesPerItem = 80;
+
+}  // namespace
 
 size_t Span::memory_bytes() const {
   return tree.memory_bytes() + handles.capacity() * sizeof(uint32_t) +
@@ -121,6 +128,11 @@ size_t Track::Push(const Pose& pose, const Room& room) {
         at(count - 2).tick + 2 == pose.tick) {
       slots = std::max(slots, room.window);
     }
+    // Under a budget a ring takes its whole share at once: growing in steps
+    // leaves each step's old block behind in whichever malloc arena the
+    // thread of that commit used (a fifth of a 100k-entity scene's memory,
+    // measured from outside), and the share is counted as spent anyway.
+    if (room.limit != ~size_t{0}) slots = room.limit;
     slots = std::max<size_t>(count + 1, std::min(slots, room.limit));
     Resize(slots);
     grown = ring.size() - before;
@@ -195,6 +207,38 @@ void SceneHistory::Remove(uint64_t id) { impl_->staged.emplace_back().id = id; }
 void SceneHistory::Clear() {
   impl_->staged.clear();
   impl_->clear = true;
+}
+
+namespace {
+// A Scene's entity: its columns, box, leaf share of the hierarchy, slot in
+// the id map and move order (Scene::Stats says 140-165 bytes).
+constexpr size_t kSceneBytesPerEntity = 192;
+// A track and its id's slot in the handle map, the staged change and its
+// handles that a commit keeps.
+constexpr size_t kTrackBytes = sizeof(Track) + 16 + 24 +
+                               sizeof(SceneHistory::Impl::Staged) +
+                               2 * sizeof(uint32_t);
+constexpr size_t kFixedBytes = size_t{64} << 10;
+}  // namespace
+
+size_t SceneBytesAtMost(size_t entities, uint32_t history_ticks) {
+  size_t per_entity = kSceneBytesPerEntity;
+  if (history_ticks > 1) {
+    const size_t slots = history_ticks + 2 * SceneHistory::kSpanTicks + 2;
+    const size_t spans = history_ticks / SceneHistory::kSpanTicks + 2;
+    per_entity += slots * sizeof(Pose) + spans * scene::kSpanBytesPerItem +
+                  kTrackBytes + sizeof(uint32_t);  // + item_of
+  }
+  return kFixedBytes + entities * per_entity;
+}
+
+size_t SceneBytesAtLeast(size_t entities, bool history) {
+  size_t per_entity = kSceneBytesPerEntity;
+  if (history) {
+    per_entity += 2 * sizeof(Pose) + 2 * scene::kSpanBytesPerItem +
+                  kTrackBytes + sizeof(uint32_t);
+  }
+  return kFixedBytes + entities * per_entity;
 }
 
 void SceneHistory::SetMemoryBudget(size_t max_bytes) {
@@ -284,8 +328,7 @@ void SceneHistory::Commit(uint64_t tick) {
   }
   // Every track this commit writes exists now: the budget's share is theirs.
   h.BudgetRings();
-  const Track::Room room{h.window_slots(), oldest, h.ring_limit,
-                         &h.drop_floor};
+  const Track::Room room{h.window_slots(), oldest, h.ring_limit, &h.drop_floor};
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < h.staged.size(); ++i) {
     if (i + 2 * kAhead < handles.size() &&
@@ -479,7 +522,11 @@ uint64_t SceneHistory::Impl::WindowStart(uint64_t tick) const {
 
 void SceneHistory::Impl::BudgetRings() {
   const size_t pose_bytes = pose_capacity * sizeof(Pose);
-  const size_t open_span = spans.empty() ? 0 : spans.back().memory_bytes();
+  // The next span's index: as large as the open one, or (before the first)
+  // an item per track.
+  const size_t open_span = spans.empty()
+                               ? handle_of.size() * scene::kSpanBytesPerItem
+                               : spans.back().memory_bytes();
   const size_t other = MemoryBytes() - pose_bytes + open_span;
   const size_t tracks_after = std::max<size_t>(1, handle_of.size());
   const size_t room = max_bytes > other ? max_bytes - other : 0;

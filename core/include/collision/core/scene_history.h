@@ -72,6 +72,16 @@ struct SceneHistoryStats {
   size_t index_bytes = 0;   // of which the time index
 };
 
+// Memory a scene of `entities` entities may come to hold: the Scene itself
+// plus, for `history_ticks` > 1, a SceneHistory with no budget whose every
+// entity changes at every tick (its rings hold the whole window). An upper
+// bound (tested against Stats), for admitting a scene before it exists.
+size_t SceneBytesAtMost(size_t entities, uint32_t history_ticks);
+// The least a scene of `entities` entities needs to keep working: the Scene
+// and, with a history, two poses and two spans' items per entity (below
+// that the budget leaves no past tick to answer from).
+size_t SceneBytesAtLeast(size_t entities, bool history);
+
 class SceneHistory {
  public:
   // Ticks per time-index span: a span's boxes cover at most this much
