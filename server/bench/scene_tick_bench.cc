@@ -174,7 +174,8 @@ void BM_SceneReferenceTick(benchmark::State& state) {
     wire::ApplyToHistory(parsed->update, &history, record_later);
     tick = parsed->update.tick;
     const auto queries_start = std::chrono::steady_clock::now();
-    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, response);
+    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
+                             response);
     queries_micros += micros_since(queries_start);
     response->SerializeToString(&out);
     answer_micros += std::chrono::duration<double, std::micro>(

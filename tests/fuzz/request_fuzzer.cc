@@ -291,7 +291,8 @@ void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
     if (parsed->update.present) tick = parsed->update.tick;
     Check(scene.size() <= limits.max_entities);
     v1::SceneResponse response;
-    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, &response);
+    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
+                             &response);
     Check(response.results_size() == request.queries_size());
     for (const auto& result : response.results()) {
       Check(static_cast<std::size_t>(result.hits_size()) <= limits.max_hits);

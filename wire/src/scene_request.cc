@@ -1,5 +1,6 @@
 #include "collision/wire/scene_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -413,6 +414,27 @@ absl::StatusOr<SceneSettings> ParseSceneConfig(const v1::SceneConfig& config,
         " ticks of history per scene; set config.history_ticks lower"));
   }
   s.history_ticks = ticks;
+  // What the scene reserves: what it could come to hold, up to the
+  // per-scene budget; its entity limit then falls to what that holds.
+  const bool history = ticks > 1;
+  s.memory_bytes = std::min(limits.scene_memory_bytes,
+                            SceneBytesAtMost(s.max_entities, ticks));
+  const std::size_t base = SceneBytesAtLeast(0, history);
+  const std::size_t per_entity = SceneBytesAtLeast(1, history) - base;
+  const std::size_t fits =
+      s.memory_bytes > base ? (s.memory_bytes - base) / per_entity : 0;
+  if (fits < s.max_entities) {
+    if (config.max_entities() != 0 || fits == 0) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          s.max_entities, " entities", history ? " with a history" : "",
+          " need at least ", SceneBytesAtLeast(s.max_entities, history),
+          " bytes, over this server's memory budget of ",
+          limits.scene_memory_bytes,
+          " bytes per scene (scene_memory_bytes); ask for at most ", fits,
+          " entities (config.max_entities)"));
+    }
+    s.max_entities = fits;
+  }
   return s;
 }
 
@@ -467,8 +489,9 @@ absl::StatusOr<ParsedSceneMessage> ParseSceneMessage(
                        " entities in the scene, over its "
                        "limit of ",
                        settings.max_entities,
-                       " (config.max_entities or the "
-                       "server's limit)"));
+                       " (config.max_entities, the server's limit or what "
+                       "the scene's memory budget holds: "
+                       "SceneResponse.scene.max_entities)"));
     }
   }
   return out;

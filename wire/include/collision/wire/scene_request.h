@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "collision/core/scene.h"
 #include "collision/core/scene_history.h"
 #include "collision/v1/scene.pb.h"
@@ -32,15 +33,32 @@ struct SceneLimits {
   std::size_t max_hits = 1000;
   // Ticks of history a scene may keep (config.history_ticks).
   std::size_t max_history_ticks = 1024;
-  // Memory a scene's history may hold; past it the oldest ticks go first.
+  // Memory a scene's history may hold (within the scene's own budget);
+  // past it the oldest ticks go first.
   std::size_t history_bytes = std::size_t{64} << 20;
+  // Memory all scenes on this server may reserve together (SceneSettings::
+  // memory_bytes each): a scene that does not fit is refused when it opens.
+  std::size_t memory_bytes = std::size_t{384} << 20;
+  // Memory one scene may hold: its entities, their index and its history.
+  // A scene reserves the least of this and what its entity limit and
+  // history could come to (SceneBytesAtMost) when it opens; its entity
+  // limit is lowered to what the reservation holds (SceneBytesAtLeast).
+  std::size_t scene_memory_bytes = std::size_t{64} << 20;
+  // Hits one message's answers may carry over all its queries; the query
+  // that would pass it and every later one get a RESOURCE_EXHAUSTED error.
+  std::size_t max_message_hits = 100000;
+  // CPU time one message's queries may take (the update is bounded by the
+  // entity limit); past it the remaining queries get a RESOURCE_EXHAUSTED
+  // error instead of an answer.
+  absl::Duration message_cpu = absl::Milliseconds(100);
 };
 
 struct SceneSettings {
   SceneDimension dimension = SceneDimension::k2D;
   Boundary boundary = Boundary::kInclusive;
-  std::size_t max_entities = 0;
-  uint32_t history_ticks = 1;  // 1: no rewind
+  std::size_t max_entities = 0;  // the config's, the server's or the memory's
+  uint32_t history_ticks = 1;    // 1: no rewind
+  std::size_t memory_bytes = 0;  // what the scene reserves on the server
 };
 
 absl::StatusOr<SceneSettings> ParseSceneConfig(const v1::SceneConfig& config,
@@ -142,10 +160,13 @@ bool RecordUpdateFirst(const ParsedSceneMessage& message,
 // Answers the queries into `response` (results[i] for queries[i]): at the
 // latest tick from the scene, rewound ones from the history (`history`
 // null: the scene keeps none, so they are clamped to the latest tick).
-// `tick`: the scene's latest tick, if any.
+// `tick`: the scene's latest tick, if any. The message's work is bounded
+// by `limits` (max_message_hits, message_cpu): once either is spent, the
+// query that would pass it and every later one get a RESOURCE_EXHAUSTED
+// error saying which (the ones before keep their answers).
 void AnswerSceneQueries(const std::vector<ParsedSceneQuery>& queries,
                         const Scene& scene, const SceneHistory* history,
-                        std::optional<uint64_t> tick,
+                        std::optional<uint64_t> tick, const SceneLimits& limits,
                         v1::SceneResponse* response);
 
 }  // namespace collision::wire
