@@ -1,5 +1,6 @@
 // collision_server: serves collision.v1 on one port. Flags live here only and
 // are turned into ServerOptions.
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -18,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "collision/core/batch.h"
+#include "collision/wire/scene_request.h"
 #include "common/usage.h"
 #include "server/event_log.h"
 #include "server/server.h"
@@ -39,10 +41,30 @@ ABSL_FLAG(int64_t, scene_max_hits, 1000,
 ABSL_FLAG(int64_t, scene_max_history_ticks, 1024,
           "ticks of history one scene may keep for rewound queries "
           "(config.history_ticks)");
-ABSL_FLAG(int64_t, scene_history_bytes, int64_t{64} << 20,
-          "memory one scene's history may hold; past it the oldest ticks "
-          "are dropped early (rewound queries older than what is kept are "
-          "clamped)");
+ABSL_FLAG(int64_t, scene_history_bytes,
+          static_cast<int64_t>(collision::wire::SceneLimits{}.history_bytes),
+          "memory one scene's history may hold (within --scene_memory_bytes); "
+          "past it the oldest ticks are dropped early (rewound queries older "
+          "than what is kept are clamped)");
+ABSL_FLAG(
+    int64_t, scene_memory_bytes,
+    static_cast<int64_t>(collision::wire::SceneLimits{}.scene_memory_bytes),
+    "memory one scene may reserve (entities, index, history); a scene "
+    "reserves what its entity limit and history could come to, at most "
+    "this, and its entity limit falls to what that holds");
+ABSL_FLAG(int64_t, scenes_memory_bytes, 0,
+          "memory all scenes may reserve together; a scene that does not fit "
+          "is refused with RESOURCE_EXHAUSTED when it opens. 0: half of "
+          "--memory_limit_bytes (or 384 MiB with the guard off)");
+ABSL_FLAG(int64_t, scene_max_message_hits,
+          static_cast<int64_t>(collision::wire::SceneLimits{}.max_message_hits),
+          "hits one scene message's answers may carry over all its queries; "
+          "the query that would pass it and the later ones get "
+          "RESOURCE_EXHAUSTED");
+ABSL_FLAG(absl::Duration, scene_message_cpu,
+          collision::wire::SceneLimits{}.message_cpu,
+          "CPU time one scene message's queries may take; past it the "
+          "remaining queries get RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_receive_message_bytes, 0,
           "largest request accepted on the wire, in bytes; 0 = what "
           "--max_batch items need (logged at start)");
@@ -163,6 +185,23 @@ int main(int argc, char** argv) {
   // cycles (a debug aid): ~4% of the server's CPU per call under load, as
   // much in the load tool. The tests, which run without this, keep it on.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // A message's transient buffers (its arena, parsed columns, answer) of a
+  // MiB or more come from mmap and go back to the system when freed:
+  // glibc's default threshold rises to 32 MiB after the first such free,
+  // after which every large message's buffers stay in the heap and the
+  // process's memory no longer says what the scenes hold.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // One malloc arena: a scene's messages are handled on whichever gRPC
+  // thread is free, and with an arena per thread each one kept its own
+  // copy of the largest message's freed buffers (20-30 MiB more than the
+  // scenes hold beside a 100k-entity scene, measured from outside). Small
+  // blocks still come from per-thread caches without a lock; pairwise
+  // throughput on this 2-core machine did not fall (docs/operations.md).
+  // GLIBC_TUNABLES or MALLOC_ARENA_MAX in the environment still decide.
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&
+      std::getenv("GLIBC_TUNABLES") == nullptr) {
+    mallopt(M_ARENA_MAX, 1);
+  }
   collision::ConfigureUsage(
       "collision_server", "server/main.cc", collision::SimdTargetName(),
       "Serves collision.v1.CollisionService (Intersect, ClosestPoint, "
@@ -212,6 +251,18 @@ int main(int argc, char** argv) {
       at_least_1(absl::GetFlag(FLAGS_scene_max_history_ticks));
   options.service.scenes.history_bytes =
       at_least_1(absl::GetFlag(FLAGS_scene_history_bytes));
+  options.service.scenes.scene_memory_bytes =
+      at_least_1(absl::GetFlag(FLAGS_scene_memory_bytes));
+  const int64_t scenes_memory = absl::GetFlag(FLAGS_scenes_memory_bytes);
+  const int64_t guard = absl::GetFlag(FLAGS_memory_limit_bytes);
+  options.service.scenes.memory_bytes =
+      scenes_memory > 0 ? at_least_1(scenes_memory)
+      : guard > 0       ? at_least_1(guard / 2)
+                        : collision::wire::SceneLimits{}.memory_bytes;
+  options.service.scenes.max_message_hits =
+      at_least_1(absl::GetFlag(FLAGS_scene_max_message_hits));
+  options.service.scenes.message_cpu =
+      std::max(absl::Milliseconds(1), absl::GetFlag(FLAGS_scene_message_cpu));
   options.service.retry_pushback_ms = absl::GetFlag(FLAGS_retry_pushback_ms);
   options.service.worker_threads = static_cast<std::size_t>(
       std::max(0, absl::GetFlag(FLAGS_worker_threads)));
@@ -279,6 +330,8 @@ int main(int argc, char** argv) {
       " max_scenes=", options.service.scenes.max_scenes,
       " scene_max_history_ticks=", options.service.scenes.max_history_ticks,
       " scene_history_bytes=", options.service.scenes.history_bytes,
+      " scene_memory_bytes=", options.service.scenes.scene_memory_bytes,
+      " scenes_memory_bytes=", options.service.scenes.memory_bytes,
       " scene_max_entities=", options.service.scenes.max_entities,
       " open_files=", open_files, " reflection=", (*server)->reflection(),
       " tls=",

@@ -54,6 +54,13 @@ namespace {
 
 constexpr char kServiceName[] = "collision.v1.CollisionService";
 
+// The gRPC service and method names of a method as the server counts it:
+// SceneSession is collision.v1.SceneService/Session.
+std::pair<std::string, std::string> GrpcNames(const std::string& method) {
+  if (method == "SceneSession") return {"collision.v1.SceneService", "Session"};
+  return {kServiceName, method};
+}
+
 struct KnownMethod {
   std::string_view name;
   std::string_view type;
@@ -83,10 +90,10 @@ constexpr std::array<std::string_view, kWorkKinds> kKnownKinds = [] {
   return names;
 }();
 
-constexpr std::array<std::string_view, 8> kKnownReasons = {
-    "invalid_argument",   "overloaded",      "deadline",
-    "cancelled",          "no_message",      "unauthenticated",
-    "metadata_too_large", "transport_memory"};
+constexpr std::array<std::string_view, 9> kKnownReasons = {
+    "invalid_argument",   "overloaded",       "deadline",
+    "cancelled",          "no_message",       "unauthenticated",
+    "metadata_too_large", "transport_memory", "scene_budget"};
 
 // Indexed by the numeric grpc::StatusCode (0..16).
 constexpr int kNumCodes = 17;
@@ -153,6 +160,7 @@ class NullMetrics final : public Metrics {
   void SceneMessageHandled(double) override {}
   void SceneRewoundQueries(uint64_t, uint64_t) override {}
   void SceneHistoryChanged(int64_t) override {}
+  void SceneMemoryChanged(int64_t, int64_t) override {}
 };
 
 class PrometheusMetricsImpl final : public PrometheusMetrics {
@@ -248,7 +256,20 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
                            .Help("Memory held by the histories of all open "
                                  "scenes (rewound queries), in bytes.")
                            .Register(*registry_)
-                           .Add({})) {
+                           .Add({})),
+        scene_memory_(prometheus::BuildGauge()
+                          .Name("collision_scene_memory_bytes")
+                          .Help("Memory held by all open scenes: entities, "
+                                "their index and histories, in bytes.")
+                          .Register(*registry_)
+                          .Add({})),
+        scene_reserved_(prometheus::BuildGauge()
+                            .Name("collision_scene_reserved_bytes")
+                            .Help("Memory reserved by all open scenes when "
+                                  "they opened (at most "
+                                  "--scenes_memory_bytes), in bytes.")
+                            .Register(*registry_)
+                            .Add({})) {
     for (std::size_t i = 0; i < kSceneQueryKinds.size(); ++i) {
       known_scene_queries_[i] =
           &scene_queries_.Add({{"kind", std::string(kSceneQueryKinds[i])}});
@@ -408,6 +429,11 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     history_bytes_.Increment(static_cast<double>(bytes_delta));
   }
 
+  void SceneMemoryChanged(int64_t held_delta, int64_t reserved_delta) override {
+    scene_memory_.Increment(static_cast<double>(held_delta));
+    scene_reserved_.Increment(static_cast<double>(reserved_delta));
+  }
+
  private:
   // The per-message series of one stream method.
   struct StreamSeries {
@@ -427,8 +453,9 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   // Creates (or finds) the series of a label set; locks inside prometheus-cpp
   // and HistogramFamily, so only at setup or on the slow path.
   MethodSeries MakeSeries(const std::string& method, const std::string& type) {
-    const prometheus::Labels labels = {{"grpc_service", kServiceName},
-                                       {"grpc_method", method},
+    const auto [service, grpc_method] = GrpcNames(method);
+    const prometheus::Labels labels = {{"grpc_service", service},
+                                       {"grpc_method", grpc_method},
                                        {"grpc_type", type}};
     MethodSeries s;
     s.started = &started_.Add(labels);
@@ -438,8 +465,8 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
       s.handled[static_cast<std::size_t>(c)] = &handled_.Add(with_code);
     }
     // Sorted by label name, as prometheus-cpp orders its own labels.
-    s.handling = handling_->Add({{"grpc_method", method},
-                                 {"grpc_service", kServiceName},
+    s.handling = handling_->Add({{"grpc_method", grpc_method},
+                                 {"grpc_service", service},
                                  {"grpc_type", type}});
     s.received = &received_.Add(labels);
     s.sent = &sent_.Add(labels);
@@ -483,6 +510,8 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
   prometheus::Counter& rewound_exact_;
   prometheus::Counter& rewound_clamped_;
   prometheus::Gauge& history_bytes_;
+  prometheus::Gauge& scene_memory_;
+  prometheus::Gauge& scene_reserved_;
   std::array<prometheus::Counter*, 4> known_scene_queries_{};
 
   // Written once in the constructor, read-only afterwards.

@@ -68,6 +68,10 @@ class Metrics {
   virtual void SceneRewoundQueries(uint64_t count, uint64_t clamped) = 0;
   // The change in the memory all scene histories hold.
   virtual void SceneHistoryChanged(int64_t bytes_delta) = 0;
+  // The change in the memory all scenes hold (entities, index, history) and
+  // in what they reserved when they opened.
+  virtual void SceneMemoryChanged(int64_t held_delta,
+                                  int64_t reserved_delta) = 0;
 };
 
 // A Metrics that records nothing (when no metrics address is configured).

@@ -1,5 +1,9 @@
 #include "server/scene_session.h"
 
+#include <malloc.h>
+
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "collision/wire/handlers.h"
@@ -41,33 +45,52 @@ grpc::Status SceneSession::Open(const v1::SceneConfig& config) {
   absl::StatusOr<wire::SceneSettings> settings =
       wire::ParseSceneConfig(config, limits_);
   if (!settings.ok()) return ToGrpc(settings.status());
-  if (service_->open_scenes_.fetch_add(1) >= limits_.max_scenes) {
-    service_->open_scenes_.fetch_sub(1);
-    return grpc::Status(
-        grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("this server hosts its limit of ", limits_.max_scenes,
-                     " scenes; open the scene on another replica or later"));
+  if (absl::Status s = service_->scene_budget_.Reserve(settings->memory_bytes);
+      !s.ok()) {
+    service_->metrics_->Rejected("scene_budget");
+    return ToGrpc(s);
   }
   settings_ = *settings;
   scene_.emplace(settings_->dimension);
   if (settings_->history_ticks > 1) {
     history_.emplace(settings_->dimension, settings_->history_ticks,
-                     limits_.history_bytes);
+                     HistoryBudget(0));
   }
   service_->metrics_->ScenesChanged(1, 0);
+  service_->metrics_->SceneMemoryChanged(
+      0, static_cast<int64_t>(settings_->memory_bytes));
   return grpc::Status::OK;
 }
 
 void SceneSession::Close() {
   if (!scene_) return;
-  service_->metrics_->ScenesChanged(-1, -static_cast<int64_t>(scene_->size()));
-  service_->metrics_->SceneHistoryChanged(-history_bytes_);
-  history_bytes_ = 0;
+  const int64_t entities = static_cast<int64_t>(scene_->size());
   scene_.reset();
   history_.reset();
+  // A scene's memory is many small blocks (a ring per entity); glibc keeps
+  // freed ones for reuse unless asked to give the pages back. Before the
+  // metrics say the scene is gone, so that they never run ahead of memory.
+  if (held_bytes_ >= kTrimAfterBytes) malloc_trim(0);
+  service_->metrics_->ScenesChanged(-1, -entities);
+  service_->metrics_->SceneHistoryChanged(-history_bytes_);
+  service_->metrics_->SceneMemoryChanged(
+      -held_bytes_, -static_cast<int64_t>(settings_->memory_bytes));
+  service_->scene_budget_.Release(settings_->memory_bytes);
+  history_bytes_ = 0;
+  held_bytes_ = 0;
   settings_.reset();
   tick_.reset();
-  service_->open_scenes_.fetch_sub(1);
+}
+
+std::size_t SceneSession::HistoryBudget(std::size_t entities_at_most) const {
+  const std::size_t scene_bytes = std::max(
+      scene_->Stats().memory_bytes,
+      SceneBytesAtLeast(std::min(entities_at_most, settings_->max_entities),
+                        /*history=*/false));
+  const std::size_t left = settings_->memory_bytes > scene_bytes
+                               ? settings_->memory_bytes - scene_bytes
+                               : 0;
+  return std::min(limits_.history_bytes, left);
 }
 
 grpc::Status SceneSession::Process(const Request& request, Response* response,
@@ -90,6 +113,13 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
   }
   const int64_t before = static_cast<int64_t>(scene_->size());
   SceneHistory* history = history_ ? &*history_ : nullptr;
+  if (history != nullptr && parsed->update.present) {
+    // What the scene's reservation leaves the history once the entities
+    // this update may bring are counted.
+    history->SetMemoryBudget(
+        HistoryBudget((parsed->update.snapshot ? 0 : scene_->size()) +
+                      parsed->update.upsert_count()));
+  }
   // The history records the tick after the answer has left (AfterAnswer)
   // unless a rewound query of this message needs it.
   const bool record_later = history != nullptr && parsed->update.present &&
@@ -97,9 +127,16 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
   wire::ApplySceneUpdate(parsed->update, &*scene_, history, record_later);
   if (record_later) unrecorded_tick_ = parsed->update.tick;
   if (parsed->update.present) tick_ = parsed->update.tick;
-  wire::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, response);
+  wire::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, limits_,
+                           response);
   response->set_tick(tick_.value_or(0));
   response->set_entities(static_cast<uint32_t>(scene_->size()));
+  if (first) {
+    v1::SceneGrant* grant = response->mutable_scene();
+    grant->set_history_ticks(settings_->history_ticks);
+    grant->set_max_entities(static_cast<uint32_t>(settings_->max_entities));
+    grant->set_memory_bytes(settings_->memory_bytes);
+  }
 
   Metrics* metrics = service_->metrics_;
   metrics->ScenesChanged(0, static_cast<int64_t>(scene_->size()) - before);
@@ -112,9 +149,7 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
     clamped += response->results(i).clamped();
   }
   if (rewound > 0) metrics->SceneRewoundQueries(rewound, clamped);
-  if (history_ && parsed->update.present && !record_later) {
-    ReportHistoryBytes();
-  }
+  if (parsed->update.present && !record_later) ReportMemory();
   metrics->SceneMessageHandled(absl::ToDoubleSeconds(absl::Now() - start));
   return grpc::Status::OK;
 }
@@ -123,13 +158,19 @@ void SceneSession::AfterAnswer() {
   if (!unrecorded_tick_.has_value()) return;
   history_->Commit(*unrecorded_tick_);
   unrecorded_tick_.reset();
-  ReportHistoryBytes();
+  ReportMemory();
 }
 
-void SceneSession::ReportHistoryBytes() {
-  const int64_t bytes = static_cast<int64_t>(history_->Stats().memory_bytes);
-  service_->metrics_->SceneHistoryChanged(bytes - history_bytes_);
-  history_bytes_ = bytes;
+void SceneSession::ReportMemory() {
+  int64_t held = static_cast<int64_t>(scene_->Stats().memory_bytes);
+  if (history_) {
+    const int64_t bytes = static_cast<int64_t>(history_->Stats().memory_bytes);
+    service_->metrics_->SceneHistoryChanged(bytes - history_bytes_);
+    history_bytes_ = bytes;
+    held += bytes;
+  }
+  service_->metrics_->SceneMemoryChanged(held - held_bytes_, 0);
+  held_bytes_ = held;
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*

@@ -55,7 +55,14 @@ class SceneSession {
  private:
   grpc::Status Open(const v1::SceneConfig& config);
   void Close();
-  void ReportHistoryBytes();
+  // The history's share of the scene's reservation once a scene of up to
+  // `entities_at_most` entities is counted (and scene_history_bytes).
+  std::size_t HistoryBudget(std::size_t entities_at_most) const;
+  void ReportMemory();
+
+  // A scene that held this much gives its pages back to the system when it
+  // closes.
+  static constexpr int64_t kTrimAfterBytes = int64_t{4} << 20;
 
   CollisionServiceImpl* const service_;
   const wire::SceneLimits& limits_;
@@ -66,6 +73,7 @@ class SceneSession {
   // Staged in the history, to be committed by AfterAnswer.
   std::optional<uint64_t> unrecorded_tick_;
   int64_t history_bytes_ = 0;  // last reported to the metrics
+  int64_t held_bytes_ = 0;     // scene and history, last reported
 };
 
 using RawSceneService =

@@ -24,6 +24,7 @@
 #include "server/event_log.h"
 #include "server/metrics.h"
 #include "server/raw_messages.h"
+#include "server/scene_budget.h"
 #include "server/security.h"
 #include "server/status.h"
 #include "server/worker_pool.h"
@@ -262,7 +263,9 @@ class CollisionServiceImpl final : public RawCollisionService {
   mutable Burst auth_log_{&EventLog::Global(), LogLevel::kWarning,
                           "authentication", "calls refused"};
   std::atomic<int> in_flight_{0};
-  std::atomic<std::size_t> open_scenes_{0};  // SceneSession streams' scenes
+  // SceneSession streams' scenes and the memory they reserved.
+  SceneBudget scene_budget_{options_.scenes.max_scenes,
+                            options_.scenes.memory_bytes};
   std::atomic<int64_t> in_flight_bytes_{0};
   // Unary answers handed to gRPC and not yet taken by the transport (until
   // the call's OnDone): a backlog inside gRPC, or callers that do not read.

@@ -294,6 +294,9 @@ absl::StatusOr<RunResult> RunScenes(const RunOptions& run,
   r->config.set_tick_rate(static_cast<uint32_t>(
       std::clamp(std::lround(scene.tick_rate), 1L, 1000L)));
   r->config.set_history_ticks(static_cast<uint32_t>(scene.history_ticks));
+  // A game asks for what its match holds: the server reserves memory for
+  // that many entities, not for its own per-scene limit.
+  r->config.set_max_entities(static_cast<uint32_t>(scene.entities));
 
   // The ticks due in the measured window, scene by scene, on the very
   // schedule the threads follow.
