@@ -101,6 +101,7 @@ class AsyncClient:
     async def open_scene(self, config: scene_pb2.SceneConfig, *,
                          max_reopens: int = 8, first_backoff: float = 0.02,
                          max_backoff: float = 1.0,
+                         message_timeout: Optional[float] = 10.0,
                          metadata: Iterable[Tuple[str, MetadataValue]] = ()
                          ) -> AsyncSceneSession:
         """Opens a scene with `config`: an AsyncSceneSession once the server
@@ -117,7 +118,8 @@ class AsyncClient:
         session = AsyncSceneSession(open_call, config,
                                     max_reopens=max_reopens,
                                     first_backoff=first_backoff,
-                                    max_backoff=max_backoff)
+                                    max_backoff=max_backoff,
+                                    message_timeout=message_timeout)
         await session._wait_opened()
         return session
 

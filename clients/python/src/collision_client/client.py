@@ -376,14 +376,16 @@ class Client:
     def open_scene(self, config: scene_pb2.SceneConfig, *,
                    max_reopens: int = 8, first_backoff: float = 0.02,
                    max_backoff: float = 1.0,
+                   message_timeout: Optional[float] = 10.0,
                    metadata: Iterable[Tuple[str, MetadataValue]] = ()
                    ) -> SceneSession:
         """Opens a scene (SceneService.Session) with `config` and returns
         its SceneSession: send() blocks for each message's answer, and a
         broken stream is reopened with the acknowledged world (see
-        scene.py). Raises CallError when the config is refused, or when
-        the service stays unavailable (or full) for `max_reopens` attempts.
-        Each stream has the client's stream_deadline."""
+        scene.py, which has the options). Raises CallError when the config
+        is refused, or when the service stays unavailable (or full) for
+        `max_reopens` attempts. Each stream has the client's
+        stream_deadline."""
         options = self.call_options(metadata=metadata)
         options["timeout"] = self.stream_deadline
         session_call = self.channel.stream_stream(
@@ -395,7 +397,8 @@ class Client:
 
         return SceneSession(open_call, config, max_reopens=max_reopens,
                             first_backoff=first_backoff,
-                            max_backoff=max_backoff)
+                            max_backoff=max_backoff,
+                            message_timeout=message_timeout)
 
     # ---- Health -------------------------------------------------------------
 

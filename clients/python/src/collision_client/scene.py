@@ -38,9 +38,17 @@ code() a grpc.StatusCode and the field violations the server listed):
   fails with it, and the session reopens the scene on its own for the
   messages after it (the server's scene is gone, the session's world is
   not);
+- DEADLINE_EXCEEDED when a message is unanswered message_timeout seconds
+  (10 s; None: only the stream's deadline) after it was sent on a stream
+  (a stalled server): that message fails, the stream is dropped, and the
+  messages after it go on a new one;
+- when the scene cannot be restored on a new stream for a reason retrying
+  will not change (the replay refused, or not answered in time), the
+  oldest unanswered message fails with that status;
 - UNAVAILABLE "the scene could not be reopened after N attempts" when
-  max_reopens streams in a row broke or could not be reopened without an
-  answer coming back (backoff between them from first_backoff doubling to
+  more than max_reopens streams in a row broke or could not be reopened
+  (UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED, CANCELLED) without an answer
+  coming back (backoff between them from first_backoff doubling to
   max_backoff): every unanswered message fails with it, and the next send
   tries again;
 - FAILED_PRECONDITION for a send after close() or cancel(); CANCELLED for
@@ -63,6 +71,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import queue
+import threading
 import time
 from typing import (Any, Callable, Deque, Dict, Iterator, List, Optional,
                     Tuple)
@@ -79,15 +88,26 @@ SESSION_METHOD = "/collision.v1.SceneService/Session"
 # or ageing it out, a connection lost or refused, a replica gone.
 _BROKEN = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED,
            grpc.StatusCode.CANCELLED)
-_OPEN_RETRY = (grpc.StatusCode.UNAVAILABLE,
-               grpc.StatusCode.RESOURCE_EXHAUSTED)
+# A stream that could not be (re)opened with one of these is tried again
+# (RESOURCE_EXHAUSTED: a replica full of scenes; another may have room);
+# any other status is the message's (or, opening, the config's).
+_RETRYABLE = _BROKEN + (grpc.StatusCode.RESOURCE_EXHAUSTED,)
 
 
 def check_reopen_options(max_reopens: int, first_backoff: float,
-                         max_backoff: float) -> None:
-    if max_reopens < 0 or not 0 <= first_backoff <= max_backoff:
-        raise ValueError("need max_reopens >= 0 and 0 <= first_backoff <= "
-                         "max_backoff")
+                         max_backoff: float,
+                         message_timeout: Optional[float] = None) -> None:
+    if (max_reopens < 0 or not 0 <= first_backoff <= max_backoff or
+            message_timeout is not None and not message_timeout > 0):
+        raise ValueError("need max_reopens >= 0, 0 <= first_backoff <= "
+                         "max_backoff and message_timeout > 0 (or None)")
+
+
+def _timed_out(timeout: float) -> CallError:
+    return CallError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                     "no answer within the session's message_timeout (%g s);"
+                     " the scene is reopened for the messages after it" %
+                     timeout)
 
 
 def _backoff(failures: int, first: float, most: float) -> float:
@@ -329,6 +349,57 @@ def _requests(outbox: "queue.SimpleQueue[Optional[bytes]]"
         yield item
 
 
+class _Watchdog:
+    """Cancels a blocking read that outlives its deadline (the C++
+    session's alarm): one thread per session, started on first use."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._armed: Optional[Tuple[float, Any]] = None  # (deadline, call)
+        self._fired = False
+        self._stopped = False
+        self._thread: Optional[threading.Thread] = None
+
+    def arm(self, call: Any, timeout: float) -> None:
+        with self._changed:
+            self._armed = (time.monotonic() + timeout, call)
+            self._fired = False
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, daemon=True,
+                    name="collision-scene-watchdog")
+                self._thread.start()
+            self._changed.notify()
+
+    def disarm(self) -> bool:
+        """Whether the read was cancelled for its deadline."""
+        with self._changed:
+            self._armed = None
+            return self._fired
+
+    def stop(self) -> None:
+        with self._changed:
+            self._stopped = True
+            self._changed.notify()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        with self._changed:
+            while not self._stopped:
+                if self._armed is None:
+                    self._changed.wait()
+                    continue
+                deadline, call = self._armed
+                remaining = deadline - time.monotonic()
+                if remaining > 0:
+                    self._changed.wait(remaining)
+                    continue
+                self._armed = None
+                self._fired = True
+                call.cancel()
+
+
 class SceneSession:
     """A scene, one message at a time: send() blocks for its answer (the C++
     SceneSession). Open it with Client.open_scene(config). Not thread-safe:
@@ -336,14 +407,17 @@ class SceneSession:
 
     def __init__(self, open_call: Callable[[Iterator[bytes]], Any],
                  config: scene_pb2.SceneConfig, *, max_reopens: int = 8,
-                 first_backoff: float = 0.02,
-                 max_backoff: float = 1.0) -> None:
-        check_reopen_options(max_reopens, first_backoff, max_backoff)
+                 first_backoff: float = 0.02, max_backoff: float = 1.0,
+                 message_timeout: Optional[float] = 10.0) -> None:
+        check_reopen_options(max_reopens, first_backoff, max_backoff,
+                             message_timeout)
         self._open_call = open_call
         self._world = SceneWorld(config)
         self._max_reopens = max_reopens
         self._first_backoff = first_backoff
         self._max_backoff = max_backoff
+        self._message_timeout = message_timeout
+        self._watchdog = _Watchdog()
         self._call: Any = None
         self._outbox: "queue.SimpleQueue[Optional[bytes]]" = (
             queue.SimpleQueue())
@@ -351,7 +425,11 @@ class SceneSession:
         self._entities = 0
         self._reopens = 0
         self._closed = False
-        self._open()
+        try:
+            self._open()
+        except BaseException:
+            self.cancel()
+            raise
 
     # ---- What the session holds ----------------------------------------------
 
@@ -378,9 +456,8 @@ class SceneSession:
     # ---- Sending ---------------------------------------------------------------
 
     def _open(self) -> None:
-        """The first stream: retried while the service is unavailable or
-        full (RESOURCE_EXHAUSTED: another replica may have room); any other
-        refusal of the config raises at once."""
+        """The first stream, tried again while retryable (the service
+        unavailable, or full); any other refusal of the config raises."""
         failures = 0
         while True:
             try:
@@ -388,7 +465,7 @@ class SceneSession:
                 return
             except _Broken as e:
                 failures += 1
-                if (e.error.code() not in _OPEN_RETRY or
+                if (e.error.code() not in _RETRYABLE or
                         failures > self._max_reopens):
                     raise e.error from None
             time.sleep(_backoff(failures + 1, self._first_backoff,
@@ -401,15 +478,23 @@ class SceneSession:
 
     def _read(self, sequence: int) -> scene_pb2.SceneResponse:
         """The answer to `sequence`; _Broken (the stream dropped) when the
-        stream ended without it."""
+        stream ended without it, or it took longer than message_timeout (an
+        answer that came as the timeout fired stands; the stream goes)."""
+        if self._message_timeout is not None:
+            self._watchdog.arm(self._call, self._message_timeout)
         try:
             response = next(self._call)
         except StopIteration:
+            self._watchdog.disarm()
             self._drop_stream()
             raise _Broken(_ended_without_answer()) from None
         except grpc.RpcError as e:
+            timed_out = self._watchdog.disarm()
             self._drop_stream()
-            raise _Broken(error_from_rpc(e)) from None
+            raise _Broken(_timed_out(self._message_timeout) if timed_out
+                          else error_from_rpc(e)) from None
+        if self._watchdog.disarm():
+            self._drop_stream()
         if response.sequence != sequence:
             self._drop_stream()
             raise _Broken(_protocol_error(response.sequence, sequence))
@@ -456,6 +541,8 @@ class SceneSession:
                 try:
                     self._reopen()
                 except _Broken as e:
+                    if e.error.code() not in _RETRYABLE:
+                        raise e.error from None  # this message's
                     last = e.error
                     failures += 1
                     continue
@@ -482,20 +569,23 @@ class SceneSession:
         if self._closed:
             return
         self._closed = True
-        if self._call is None:
-            return
-        self._outbox.put(None)
-        try:
-            for _ in self._call:
+        if self._call is not None:
+            self._outbox.put(None)
+            if self._message_timeout is not None:  # a stalled server
+                self._watchdog.arm(self._call, self._message_timeout)
+            try:
+                for _ in self._call:
+                    pass
+            except grpc.RpcError:
                 pass
-        except grpc.RpcError:
-            pass
-        self._call = None
+            self._call = None
+        self._watchdog.stop()
 
     def cancel(self) -> None:
         """Ends the stream now."""
         self._closed = True
         self._drop_stream()
+        self._watchdog.stop()
 
     def __enter__(self) -> "SceneSession":
         return self
@@ -509,14 +599,15 @@ class SceneSession:
 
 class _Message:
     """A message handed over and not yet answered."""
-    __slots__ = ("body", "kept", "future", "sequence")
+    __slots__ = ("body", "kept", "future", "sequence", "sent_at")
 
     def __init__(self, body: bytes, kept: Optional[Tuple[int, bytes]],
                  future: "asyncio.Future[scene_pb2.SceneResponse]") -> None:
         self.body = body
         self.kept = kept
         self.future = future
-        self.sequence = 0  # on the current stream, once written
+        self.sequence = 0   # on the current stream, once written
+        self.sent_at = 0.0  # the loop's time it was written at
 
 
 class AsyncSceneSession:
@@ -528,26 +619,29 @@ class AsyncSceneSession:
 
     def __init__(self, open_call: Callable[[], Any],
                  config: scene_pb2.SceneConfig, *, max_reopens: int = 8,
-                 first_backoff: float = 0.02,
-                 max_backoff: float = 1.0) -> None:
-        check_reopen_options(max_reopens, first_backoff, max_backoff)
+                 first_backoff: float = 0.02, max_backoff: float = 1.0,
+                 message_timeout: Optional[float] = 10.0) -> None:
+        check_reopen_options(max_reopens, first_backoff, max_backoff,
+                             message_timeout)
         self._open_call = open_call
         self._world = SceneWorld(config)
         self._max_reopens = max_reopens
         self._first_backoff = first_backoff
         self._max_backoff = max_backoff
+        self._message_timeout = message_timeout
         self._loop = asyncio.get_running_loop()
         # Handed over, not yet answered, oldest first; the first `_written`
         # of them are on the current stream.
         self._pending: Deque[_Message] = collections.deque()
         self._written = 0
-        self._work = asyncio.Event()  # a message handed over, or closing
+        self._work = asyncio.Event()   # a message handed over, or closing
+        self._wrote = asyncio.Event()  # a message written
+        self._replay_started = 0.0
         self._sequence = 0
         self._entities = 0
         self._reopens = 0
         self._progress = False
         self._closing = False
-        self._cancelled = False
         self._call: Any = None
         self._opened: "asyncio.Future[None]" = self._loop.create_future()
         self._pump = self._loop.create_task(self._run())
@@ -621,16 +715,13 @@ class AsyncSceneSession:
     def cancel(self) -> None:
         """Ends the stream now; the messages in flight fail with CANCELLED."""
         self._closing = True
-        self._cancelled = True
-        self._fail_all(CallError(grpc.StatusCode.CANCELLED,
-                                 "the scene session was cancelled"))
+        cancelled = CallError(grpc.StatusCode.CANCELLED,
+                              "the scene session was cancelled")
+        self._fail_all(cancelled)
+        self._settle_open(cancelled)
         if self._call is not None:
             self._call.cancel()
         self._pump.cancel()
-        if not self._opened.done():
-            self._opened.set_exception(CallError(
-                grpc.StatusCode.CANCELLED, "the scene session was cancelled"))
-            self._opened.exception()  # retrieved: nobody may await it
 
     async def __aenter__(self) -> "AsyncSceneSession":
         return self
@@ -652,7 +743,7 @@ class AsyncSceneSession:
 
     def _fail_head(self, error: CallError) -> None:
         message = self._pending.popleft()
-        self._written -= 1
+        self._written = max(0, self._written - 1)
         self._progress = True
         if not message.future.done():
             message.future.set_exception(error)
@@ -693,7 +784,7 @@ class AsyncSceneSession:
                 if error is None:
                     return  # closed, and the stream ended cleanly
                 if (not self._opened.done() and
-                        error.code() not in _OPEN_RETRY):
+                        error.code() not in _RETRYABLE):
                     self._settle_open(error)  # the config was refused
                     return
                 failures = 0 if self._progress else failures + 1
@@ -728,36 +819,81 @@ class AsyncSceneSession:
         self._call = call
         replay: Deque[int] = collections.deque()
         writer = self._loop.create_task(self._write_all(call, replay))
+        read: Optional["asyncio.Task[Any]"] = None
         try:
             while True:
-                try:
-                    response = await call.read()
-                except grpc.RpcError as e:
-                    error = error_from_rpc(e)
-                except Exception as e:  # gRPC's own: the channel is closed
-                    error = _unusable(e)
+                if read is None:
+                    read = self._loop.create_task(call.read())
+                if not await self._answer_in_time(read, replay):
+                    error = _timed_out(self._message_timeout or 0)
                 else:
-                    if response is not grpc_aio.EOF:
-                        error = self._take(response, replay)
-                        if error is None:
-                            continue
-                    elif self._closing and not self._pending:
-                        return None
+                    done, read = read, None
+                    try:
+                        response = done.result()
+                    except grpc.RpcError as e:
+                        error = error_from_rpc(e)
+                    except Exception as e:  # gRPC's own
+                        error = _unusable(e)
                     else:
-                        error = _ended_without_answer()
-                # A status that is not a transport break, with a message of
-                # the session's on the stream, is that message's: the server
-                # ended the stream over it (a limit, a deadline). The others
-                # go again on a new stream either way.
-                if (not replay and self._written and
-                        error.code() not in _BROKEN):
-                    self._fail_head(error)
+                        if response is not grpc_aio.EOF:
+                            error = self._take(response, replay)
+                            if error is None:
+                                continue
+                        elif self._closing and not self._pending:
+                            return None
+                        else:
+                            error = _ended_without_answer()
+                self._ended(error, bool(replay))
                 return error
         finally:
+            if read is not None:
+                read.cancel()
             writer.cancel()
             call.cancel()
             self._call = None
             self._written = 0
+
+    def _ended(self, error: CallError, in_replay: bool) -> None:
+        """The stream ended with `error`. The message in hand fails with it
+        when the server ended the stream over it (a status that is not a
+        transport break: a limit, a deadline, message_timeout), or when
+        the scene could not be restored for a reason retrying will not
+        change; the others go again on a new stream."""
+        if not self._opened.done() or not self._pending:
+            return
+        if (error.code() not in _RETRYABLE if in_replay else
+                self._written and error.code() not in _BROKEN):
+            self._fail_head(error)
+
+    async def _answer_in_time(self, read: "asyncio.Task[Any]",
+                              replay: Deque[int]) -> bool:
+        """Waits for `read`, or until the oldest unanswered message on the
+        stream (or the replay) is past message_timeout: False then."""
+        if self._message_timeout is None:
+            await asyncio.wait({read})
+            return True
+        while True:
+            if replay:
+                since = self._replay_started
+            elif self._written:
+                since = self._pending[0].sent_at
+            else:  # nothing awaited: wait for the read or a write
+                self._wrote.clear()
+                wrote = self._loop.create_task(self._wrote.wait())
+                try:
+                    done, _ = await asyncio.wait(
+                        {read, wrote}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    wrote.cancel()
+                if read in done:
+                    return True
+                continue
+            remaining = since + self._message_timeout - self._loop.time()
+            if remaining <= 0:
+                return False
+            done, _ = await asyncio.wait({read}, timeout=remaining)
+            if done:
+                return True
 
     def _take(self, response: scene_pb2.SceneResponse,
               replay: Deque[int]) -> Optional[CallError]:
@@ -793,18 +929,22 @@ class AsyncSceneSession:
         """The writer of one stream: the replay, then every message handed
         over, as they come; half-closes once closing with none left."""
         try:
+            self._replay_started = self._loop.time()
             for body in self._world.replay():
                 self._sequence += 1
                 replay.append(self._sequence)
                 await call.write(_with_sequence(self._sequence, body))
+                self._wrote.set()
             while True:
                 while self._written < len(self._pending):
                     message = self._pending[self._written]
                     self._written += 1
                     self._sequence += 1
                     message.sequence = self._sequence
+                    message.sent_at = self._loop.time()
                     await call.write(_with_sequence(self._sequence,
                                                     message.body))
+                    self._wrote.set()
                 if self._closing:
                     await call.done_writing()
                     return
