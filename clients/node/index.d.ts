@@ -274,6 +274,8 @@ export declare class RequestError extends Error {
 export declare class StreamMessageError extends Error {
   readonly name: 'StreamMessageError';
   readonly code: number;
+  /** The code's name, as cc.status names it ('INVALID_ARGUMENT'). */
+  readonly codeName: string;
   readonly details: string;
   readonly sequence: Uint64;
   readonly fieldViolations: FieldViolation[];
@@ -473,9 +475,72 @@ export interface QuerySession extends Session<QueryStreamRequest, QueryStreamRes
   intersectColumns(request: IntersectColumnsRequest, sequence?: Uint64Input): Promise<IntersectColumnsResponse>;
   closestPointColumns(request: ClosestPointColumnsRequest, sequence?: Uint64Input): Promise<ClosestPointColumnsResponse>;
 }
-/** One scene: the first message carries the config. Not reopened: the scene
- * lives as long as its stream. */
-export type SceneSession = Session<SceneRequest, SceneResponse>;
+/** One raw scene stream: the first message carries the config. Not
+ * reopened: the scene lives as long as its stream (SceneSession is the one
+ * with failover). */
+export type SceneStream = Session<SceneRequest, SceneResponse>;
+
+export interface SceneSessionOptions extends SessionOptions {
+  /** Streams in a row that may break (or fail to reopen) with no message
+   * answered before the messages in flight fail with UNAVAILABLE.
+   * Default 8. */
+  maxReopens?: number;
+  /** Backoff between reopenings, ms: none after the first break, then from
+   * firstBackoffMs (20) doubling up to maxBackoffMs (1000). */
+  firstBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** A message unanswered this long (ms) on its stream fails with
+   * DEADLINE_EXCEEDED; the others go on a new stream. Default 10000;
+   * Infinity: none. */
+  messageTimeoutMs?: number;
+}
+/** The stream's failure, or the session's own: a message in hand when the
+ * server ended the stream with a status that is not a transport break
+ * (RESOURCE_EXHAUSTED over --max_receive_message_bytes, DEADLINE_EXCEEDED
+ * of a stream deadline), messageTimeoutMs, the service unreachable after
+ * maxReopens (UNAVAILABLE), a send after close (FAILED_PRECONDITION),
+ * cancel() (CANCELLED). */
+export declare class SceneSessionError extends Error {
+  readonly name: 'SceneSessionError';
+  readonly code: grpc.status;
+  /** The code's name ('DEADLINE_EXCEEDED'). */
+  readonly codeName: string;
+  readonly details: string;
+  readonly metadata: grpc.Metadata;
+  readonly fieldViolations: FieldViolation[];
+  readonly sequence: null;
+}
+/**
+ * A scene that survives its streams (client.openSceneSession): the
+ * acknowledged world is kept, and a stream that breaks (a drain, the
+ * server's maximum stream age, a replica killed) is reopened with the
+ * config, a snapshot, the history window's updates and the messages that
+ * had no answer. send() hands a tick over and resolves to its answer;
+ * messages in flight are answered in order.
+ */
+export declare class SceneSession {
+  private constructor();
+  /** Streams reopened so far. */
+  readonly reopens: number;
+  /** Entities in the scene, as the server last acknowledged. */
+  readonly entities: number;
+  /** The last acknowledged update's tick, or null. */
+  readonly tick: Uint64 | null;
+  /** Updates kept for the history window (resent after a reopen). */
+  readonly keptUpdates: number;
+  /** Messages handed over and not yet answered. */
+  readonly inFlight: number;
+  /** Its sequence and config are the session's. Rejects with a
+   * RequestError (refused before sending), a StreamMessageError (the
+   * server's verdict: nothing changed, the scene goes on) or a
+   * SceneSessionError. */
+  send(request: SceneRequest): Promise<SceneResponse>;
+  /** Waits for the answers in flight, half-closes, resolves once the
+   * stream ended. Never rejects. */
+  close(): Promise<void>;
+  /** Ends the stream now; what is in flight rejects with CANCELLED. */
+  cancel(): Promise<void>;
+}
 
 export declare class CollisionClient {
   constructor(target: string, options?: ClientOptions);
@@ -492,7 +557,11 @@ export declare class CollisionClient {
   intersectColumns(request: IntersectColumnsRequest, options?: CallOptions): Promise<IntersectColumnsResponse>;
   closestPointColumns(request: ClosestPointColumnsRequest, options?: CallOptions): Promise<ClosestPointColumnsResponse>;
   openQueryStream(options?: QueryStreamOptions): QuerySession;
-  openScene(options?: SessionOptions): SceneSession;
+  openScene(options?: SessionOptions): SceneStream;
+  /** A scene with failover, once the server accepted `config`; rejects
+   * with a RequestError, the opening's StreamMessageError (the config
+   * refused) or a SceneSessionError (unreachable). */
+  openSceneSession(config: SceneConfig, options?: SceneSessionOptions): Promise<SceneSession>;
   /** Connected, and the health service says `service` (default
    * collision.v1.CollisionService) is SERVING; rejects after timeoutMs
    * (default 20000). */

@@ -9,6 +9,7 @@ const { RequestError, checkRequest, toUint64 } = require('./lib/request');
 const {
   StreamMessageError, fieldViolations, statusDetails,
 } = require('./lib/errors');
+const { SceneSession, SceneSessionError } = require('./lib/scene_session');
 
 // Enum values by short name; requests take these, the full names, or the
 // short names as strings.
@@ -49,6 +50,8 @@ module.exports = {
   checkRequest,
   RequestError,
   StreamMessageError,
+  SceneSession,
+  SceneSessionError,
   fieldViolations,
   statusDetails,
   grpc,

@@ -7,7 +7,8 @@ const grpc = require('@grpc/grpc-js');
 const { loadServices } = require('./protos');
 const { encodeRequest } = require('./request');
 const { withViolations } = require('./errors');
-const { QuerySession, SceneSession } = require('./session');
+const { QuerySession, SceneStream } = require('./session');
+const { openSceneSession } = require('./scene_session');
 
 const V1 = 'collision.v1.';
 
@@ -149,13 +150,35 @@ class CollisionClient {
     });
   }
 
-  // A SceneService session: one scene, alive as long as the stream.
+  // A raw SceneService stream: one scene, alive as long as the stream (no
+  // failover; the first message carries the config).
   openScene(options = {}) {
-    return new SceneSession({
+    return new SceneStream({
       open: this._stream('scene', 'Session', options),
       requestType: `${V1}SceneRequest`,
       reopen: false,
     });
+  }
+
+  // A scene that survives its streams (lib/scene_session.js): resolves to
+  // the SceneSession once the server accepted `config`. Options:
+  // deadlineMs (each stream; default the client's streamDeadlineMs),
+  // metadata, maxReopens (8), firstBackoffMs (20), maxBackoffMs (1000),
+  // messageTimeoutMs (10000; Infinity: none).
+  openSceneSession(config, options = {}) {
+    const def = this._methods.scene.Session;
+    const ms = options.deadlineMs === undefined
+      ? this.streamDeadlineMs : options.deadlineMs;
+    let metadata;
+    try {
+      metadata = this._callMetadata(options.metadata);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // Each stream its own deadline, counted from its opening.
+    const open = () => this.scene.makeBidiStreamRequest(def.path, asIs,
+      def.responseDeserialize, metadata.clone(), { deadline: deadlineIn(ms) });
+    return openSceneSession(open, config, options);
   }
 
   // Resolves once the channel is connected and the health service reports

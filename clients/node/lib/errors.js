@@ -74,10 +74,11 @@ function withViolations(err) {
 class StreamMessageError extends Error {
   constructor(response) {
     const { code, message } = response.error;
-    const name = grpc.status[code] || `code ${code}`;
+    const name = grpc.status[code] || `CODE_${code}`;
     super(`message ${response.sequence} rejected: ${name}: ${message}`);
     this.name = 'StreamMessageError';
     this.code = code;
+    this.codeName = name;  // 'INVALID_ARGUMENT', as grpc.status names it
     this.details = message;
     this.sequence = response.sequence;
     this.fieldViolations = violationsOf(response.error.badRequest);
@@ -87,5 +88,5 @@ class StreamMessageError extends Error {
 
 module.exports = {
   BAD_REQUEST_URL, StreamMessageError, fieldViolations, statusDetails,
-  withViolations,
+  withViolations, violationsOfMetadata: badRequestFromMetadata,
 };

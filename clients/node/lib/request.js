@@ -379,4 +379,10 @@ function encodeRequest(typeName, request) {
   return { bytes: type.encode(checked).finish(), checked };
 }
 
-module.exports = { RequestError, checkRequest, encodeRequest, toUint64 };
+// What checkRequest returned (or the package built in that form), encoded.
+const encodeChecked = (typeName, checked) =>
+  root().lookupType(typeName).encode(checked).finish();
+
+module.exports = {
+  RequestError, checkRequest, encodeRequest, encodeChecked, toUint64,
+};

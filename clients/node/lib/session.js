@@ -129,9 +129,10 @@ class QuerySession extends Session {
   }
 }
 
-// SceneService.Session: the first message carries the config; each one is a
-// tick's update and queries. The scene lives as long as the stream: it is
-// not reopened (a new stream is a new, empty scene).
-class SceneSession extends Session {}
+// SceneService.Session, raw: the first message carries the config; each one
+// is a tick's update and queries. The scene lives as long as the stream: it
+// is not reopened (a new stream is a new, empty scene). scene_session.js's
+// SceneSession is the one with failover.
+class SceneStream extends Session {}
 
-module.exports = { QuerySession, SceneSession };
+module.exports = { QuerySession, SceneStream };

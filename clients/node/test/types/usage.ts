@@ -79,9 +79,33 @@ export async function calls(): Promise<void> {
     if (err instanceof cc.StreamMessageError) console.log(err.fieldViolations);
   }
   await scene.close();
+
+  // A scene with failover: ticks handed over, answers collected later.
+  const world: cc.SceneSession = await client.openSceneSession(
+    { dimension: '2D', boundary: 'INCLUSIVE', historyTicks: 64 },
+    { maxReopens: 4, firstBackoffMs: 10, messageTimeoutMs: Infinity });
+  const pending: Promise<SceneResponse> = world.send({
+    update: { tick: 1, upserts: [{ id: 1n, shape: cc.circle(0, 0, 1) }] },
+  });
+  const answered: SceneResponse = await pending;
+  try {
+    await world.send({ queries: [{ overlap: { shape: cc.point(0, 0) } }] });
+  } catch (err) {
+    if (err instanceof cc.SceneSessionError) {
+      const code: cc.grpc.status = err.code;
+      console.log(code, err.codeName, err.details, err.fieldViolations);
+    } else if (err instanceof cc.StreamMessageError) {
+      console.log(err.codeName, err.sequence, fieldViolations(err));
+    }
+  }
+  const counts: number = world.reopens + world.inFlight + world.keptUpdates +
+    world.entities;
+  const lastTick: string | null = world.tick;
+  await world.close();
   client.close();
   console.log(relation, x, perGroup, firstGroup, inside, viaHelper, id,
-    cc.toUint64(5), cc.protoDir, cc.status.INVALID_ARGUMENT);
+    cc.toUint64(5), cc.protoDir, cc.status.INVALID_ARGUMENT, answered,
+    counts, lastTick);
 }
 
 export function mistakes(client: cc.CollisionClient): void {
@@ -95,5 +119,9 @@ export function mistakes(client: cc.CollisionClient): void {
   void client.openQueryStream().send({ intersect: {}, closestPoint: {} });
   // @ts-expect-error: ids are uint64, not booleans
   void client.openScene().send({ update: { removals: [true] } });
+  // @ts-expect-error: a scene session's options are numbers
+  void client.openSceneSession({ dimension: '2D' }, { maxReopens: 'many' });
+  // @ts-expect-error: a scene session is opened with its config
+  void client.openSceneSession();
   console.log(two);
 }
