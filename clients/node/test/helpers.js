@@ -39,9 +39,10 @@ function serverBinary() {
 }
 
 // Starts collision_server on 127.0.0.1 port 0 (more flags in `flags`) and
-// resolves to { address, stop, log } once it has written its port file;
-// the caller then waits on the health service. stop() sends SIGTERM and
-// resolves to the exit code.
+// resolves to { address, stop, log, kill, exited, alive } once it has
+// written its port file; the caller then waits on the health service.
+// stop() sends SIGTERM and resolves to the exit code; kill(signal) sends
+// one; exited resolves to the exit code (or the signal's name).
 async function startServer(flags = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'collision-node-'));
   const portFile = path.join(dir, 'port');
@@ -72,7 +73,14 @@ async function startServer(flags = []) {
     await new Promise((r) => { setTimeout(r, 20); });
   }
   const port = fs.readFileSync(portFile, 'utf8').trim();
-  return { address: `127.0.0.1:${port}`, stop, log: () => log };
+  return {
+    address: `127.0.0.1:${port}`,
+    stop,
+    log: () => log,
+    kill: (signal) => child.kill(signal),
+    exited,
+    alive: () => alive,
+  };
 }
 
 // A started server and a client of it that has seen it SERVING; stop()
