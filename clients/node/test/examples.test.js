@@ -38,6 +38,8 @@ test('the examples run against a live collision_server', async (t) => {
       assert.match(out, /^tick 3 rejected: INVALID_ARGUMENT: /m);
       assert.match(out,
         /^ {2}field update\.upserts\[0\]\.shape\.circle\.radius: /m);
+      assert.match(out, /^shot rewound to tick 2 \+ 0\.60: hits 2$/m);
+      assert.match(out, /^the same shot at tick 9: miss$/m);
     });
   } finally {
     const code = await server.stop();
