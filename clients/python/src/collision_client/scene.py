@@ -817,8 +817,15 @@ class AsyncSceneSession:
         except Exception as e:  # gRPC's own: the channel is closed
             return _unusable(e)
         self._call = call
-        replay: Deque[int] = collections.deque()
-        writer = self._loop.create_task(self._write_all(call, replay))
+        # Every replay message numbered before the first answer can come,
+        # so that the scene is whole only once the last one is answered.
+        bodies = self._world.replay()
+        replay: Deque[int] = collections.deque(
+            range(self._sequence + 1, self._sequence + 1 + len(bodies)))
+        self._sequence += len(bodies)
+        self._replay_started = self._loop.time()
+        writer = self._loop.create_task(
+            self._write_all(call, list(zip(replay, bodies))))
         read: Optional["asyncio.Task[Any]"] = None
         try:
             while True:
@@ -925,15 +932,14 @@ class AsyncSceneSession:
             self._acknowledge(message, response)
         return None
 
-    async def _write_all(self, call: Any, replay: Deque[int]) -> None:
-        """The writer of one stream: the replay, then every message handed
-        over, as they come; half-closes once closing with none left."""
+    async def _write_all(self, call: Any,
+                         replay: List[Tuple[int, bytes]]) -> None:
+        """The writer of one stream: the replay (sequence, body), then every
+        message handed over, as they come; half-closes once closing with
+        none left."""
         try:
-            self._replay_started = self._loop.time()
-            for body in self._world.replay():
-                self._sequence += 1
-                replay.append(self._sequence)
-                await call.write(_with_sequence(self._sequence, body))
+            for sequence, body in replay:
+                await call.write(_with_sequence(sequence, body))
                 self._wrote.set()
             while True:
                 while self._written < len(self._pending):
