@@ -11,7 +11,10 @@ Test classes (CTest runs each as its own test, naming the class):
 - InvalidRequestDetails: the structured error details of issue 16 (a
   google.rpc.BadRequest in `grpc-status-details-bin`, StreamError.
   bad_request), capped with "and N more" without overflowing the trailer.
-- TokenAgainstLiveServer: token= on a server started with --token_file.
+- AsyncClientAgainstLiveServer: the asyncio client's four calls and
+  health wait, and its errors.
+- TokenAgainstLiveServer: token= on a server started with --token_file,
+  on calls, sessions and scene sessions (blocking and asyncio).
 - TlsAgainstLiveServer: root_certificates= (a file or PEM bytes) and
   server_name= on a server with a self-signed certificate.
 - SessionReopensAgedStreams: a session outlives streams the server ends
@@ -24,6 +27,7 @@ Test classes (CTest runs each as its own test, naming the class):
 """
 
 import argparse
+import asyncio
 import math
 import os
 import random
@@ -37,6 +41,7 @@ import unittest
 import collision_client as cc
 import grpc
 from collision.v1 import collision_pb2 as pb
+from collision.v1 import scene_pb2
 
 from live_server import LiveServer
 
@@ -278,6 +283,57 @@ class InvalidRequestDetails(ServerTestCase):
                 [(cc.point(0, 0), cc.point(0, 0))])).results[0].hit)
 
 
+class AsyncClientAgainstLiveServer(ServerTestCase):
+    """AsyncClient's calls, awaited, answer as Client's do."""
+
+    def test_the_four_calls_and_health(self):
+        pairs = [(cc.circle(25, 25, 5), cc.rect_from_corner_size(10, 20, 10,
+                                                                 10)),
+                 (cc.point(0, 0), cc.circle(3, 0, 1))]
+
+        async def run():
+            async with cc.AsyncClient(self.server.address,
+                                      deadline=5) as client:
+                await client.wait_until_serving(timeout=10)
+                return await asyncio.gather(
+                    client.intersect(cc.intersect_request(pairs,
+                                                          relation=True)),
+                    client.closest_point(cc.closest_point_request(
+                        [(cc.point(13, 14),
+                          cc.rect_from_corner_size(0, 0, 10, 10))])),
+                    client.intersect_columns(cc.intersect_columns_request(
+                        [(cc.circles([0, 5], [0, 0], radius=1),
+                          cc.circles([1, 0], [0, 0], radius=1))])),
+                    client.closest_point_columns(
+                        cc.ClosestPointColumnsBatch().add(
+                            cc.point(13, 14),
+                            cc.rect_from_corner_size(0, 0, 10, 10))))
+
+        got = asyncio.run(run())
+        self.assertEqual(got[0], self.client.intersect(
+            cc.intersect_request(pairs, relation=True)))
+        self.assertEqual((got[1].results[0].closest_point.x,
+                          got[1].results[0].closest_point.y), (10, 10))
+        self.assertEqual(list(cc.hits(got[2], as_numpy=False)),
+                         [True, False])
+        self.assertEqual((got[3].groups[0].closest_x[0],
+                          got[3].groups[0].closest_y[0]), (10, 10))
+
+    def test_errors_are_call_errors_with_their_fields(self):
+        async def run():
+            async with cc.AsyncClient(self.server.address) as client:
+                with self.assertRaises(TypeError):
+                    await client.intersect(cc.closest_point_request([]))
+                with self.assertRaises(cc.InvalidRequest) as e:
+                    await client.intersect(bad_radius_pairs(1))
+                return e.exception
+
+        e = asyncio.run(run())
+        self.assertEqual(e.code(), INVALID)
+        self.assertEqual(e.field_violations, [cc.FieldViolation(
+            "pairs[0].a.circle.radius", "must be >= 0, got -1")])
+
+
 class TokenAgainstLiveServer(ServerTestCase):
     TOKEN = "py-client-test-token"
 
@@ -301,6 +357,33 @@ class TokenAgainstLiveServer(ServerTestCase):
         self.assertTrue(self.client.intersect(request).results[0].hit)
         with self.client.open_session() as session:
             self.assertTrue(session.call(request).results[0].hit)
+
+    def test_scene_sessions_carry_the_token(self):
+        config = scene_pb2.SceneConfig(dimension=scene_pb2.DIMENSION_2D,
+                                       boundary=pb.BOUNDARY_RULE_INCLUSIVE)
+        tick = scene_pb2.SceneRequest(update=scene_pb2.SceneUpdate(tick=1))
+        with self.client.open_scene(config) as scene:
+            self.assertEqual(scene.send(tick).tick, 1)
+
+        async def run():
+            async with cc.AsyncClient(self.server.address,
+                                      **self.CLIENT_OPTIONS) as client:
+                scene = await client.open_scene(config)
+                self.assertEqual((await scene.send(tick)).tick, 1)
+                await scene.close()
+            # Without it the opening is refused, at once (not retried).
+            async with cc.AsyncClient(self.server.address) as anonymous:
+                with self.assertRaises(cc.CallError) as e:
+                    await anonymous.open_scene(config)
+                self.assertEqual(e.exception.code(),
+                                 grpc.StatusCode.UNAUTHENTICATED)
+
+        asyncio.run(run())
+        with cc.Client(self.server.address) as anonymous:
+            with self.assertRaises(cc.CallError) as e:
+                anonymous.open_scene(config)
+            self.assertEqual(e.exception.code(),
+                             grpc.StatusCode.UNAUTHENTICATED)
 
     def test_without_the_token_calls_are_refused(self):
         request = cc.intersect_request([(cc.point(0, 0), cc.point(0, 0))])

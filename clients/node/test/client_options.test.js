@@ -1,6 +1,6 @@
 // The client's per-call options against a live collision_server that wants
-// a bearer token: the token option, deadlines, cancelling with an
-// AbortSignal, and metadata.
+// a bearer token: the token option (on calls, sessions and scene
+// sessions), deadlines, cancelling with an AbortSignal, and metadata.
 // Run: COLLISION_SERVER=path/to/collision_server node --test test/client_options.test.js
 'use strict';
 
@@ -37,9 +37,21 @@ test('token, deadline, cancel and metadata', async (t) => {
         await assert.rejects(anonymous.intersect(request),
           (err) => err.code === cc.status.UNAUTHENTICATED &&
             Array.isArray(err.fieldViolations));
+        // A scene session's opening is refused at once, not retried.
+        await assert.rejects(anonymous.openSceneSession(
+          { dimension: '2D', boundary: 'INCLUSIVE' }),
+        (err) => err instanceof cc.SceneSessionError &&
+          err.codeName === 'UNAUTHENTICATED');
       } finally {
         anonymous.close();
       }
+    });
+    await t.test('scene sessions carry the token', async () => {
+      const scene = await env.client.openSceneSession(
+        { dimension: '2D', boundary: 'INCLUSIVE' });
+      assert.strictEqual((await scene.send({ update: { tick: 5 } })).tick,
+        '5');
+      await scene.close();
     });
     await t.test('a deadline that has passed: DEADLINE_EXCEEDED', async () => {
       await assert.rejects(env.client.intersect(request, { deadlineMs: 0 }),
