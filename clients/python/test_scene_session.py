@@ -24,6 +24,9 @@ be lost. Test classes (CTest runs each as its own test, naming the class):
 - StreamDeadlineFailsOneMessage: a client stream_deadline ends streams
   with DEADLINE_EXCEEDED under a full pipeline: the oldest message in
   flight fails with it, the others are answered from a reopened scene.
+- SendDoesNotWaitForTheServer: while the server answers nothing
+  (SIGSTOP), send() hands ticks over and the loop goes on; the answers
+  come, in order, once it answers again.
 - StalledServerTimesOneMessageOut: a server stopped for a second
   (SIGSTOP): the messages unanswered past message_timeout fail with
   DEADLINE_EXCEEDED, oldest first, the rest are answered.
@@ -646,6 +649,39 @@ def stall(server, after_s):
         timer.cancel()
         server.proc.send_signal(signal.SIGCONT)
     return resume
+
+
+class SendDoesNotWaitForTheServer(unittest.TestCase):
+    """send() hands the message over and returns, even while the server
+    answers nothing (SIGSTOP); the answers come, in order, once it does."""
+
+    def test_ticks_are_handed_over_while_the_server_is_stopped(self):
+        with LiveServer(ARGS.server) as server:
+
+            async def run():
+                async with cc.AsyncClient(server.address) as client:
+                    scene = await client.open_scene(config(),
+                                                    message_timeout=None)
+                    game = Game(mode="upserts")
+                    server.proc.send_signal(signal.SIGSTOP)
+                    try:
+                        started = time.monotonic()
+                        futures = [scene.send(game.next())
+                                   for _ in range(5)]
+                        handed_over = time.monotonic() - started
+                        await asyncio.sleep(0.2)  # the loop goes on
+                        waiting = [f.done() for f in futures]
+                    finally:
+                        server.proc.send_signal(signal.SIGCONT)
+                    answers = await asyncio.gather(*futures)
+                    await scene.close()
+                    return handed_over, waiting, answers
+
+            handed_over, waiting, answers = asyncio.run(run())
+        self.assertLess(handed_over, 5)  # not the server's time: none
+        self.assertEqual(waiting, [False] * 5)
+        self.assertEqual([a.tick for a in answers],
+                         sorted(a.tick for a in answers))
 
 
 class StalledServerTimesOneMessageOut(unittest.TestCase):

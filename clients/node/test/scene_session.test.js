@@ -8,6 +8,8 @@
 //   behind it are answered from a reopened scene;
 // - a stream deadline (streamDeadlineMs) under a full pipeline:
 //   DEADLINE_EXCEEDED for the oldest message in flight at each end;
+// - send() hands ticks over and the loop goes on while the server answers
+//   nothing (SIGSTOP); the answers come, in order, once it does;
 // - a server stopped for a second (SIGSTOP): the messages unanswered past
 //   messageTimeoutMs fail with DEADLINE_EXCEEDED;
 // - close() and cancel(), sends after them, and bad options.
@@ -128,6 +130,35 @@ test('a stream deadline fails the oldest message in flight, the rest go on',
       `${failed.length} failed, ${reopens} reopens`);
     await checkAgainstUnbroken(cc, record, [], config());
   });
+
+test('send hands ticks over while the server answers nothing', async () => {
+  const env = await startServerAndClient(cc);
+  try {
+    const scene = await env.client.openSceneSession(config(),
+      { messageTimeoutMs: Infinity });
+    const game = new Game({ cc, mode: 'upserts' });
+    env.server.kill('SIGSTOP');  // it holds its connections, answers nothing
+    let answers;
+    let settled = 0;
+    try {
+      const started = performance.now();
+      answers = [1, 2, 3, 4, 5].map(() => scene.send(game.next()));
+      const handedOver = performance.now() - started;
+      for (const a of answers) a.then(() => { settled += 1; }, () => {});
+      await new Promise((r) => { setTimeout(r, 200); });  // the loop goes on
+      assert.ok(handedOver < 5000, `${handedOver} ms`);
+      assert.strictEqual(settled, 0);
+      assert.strictEqual(scene.inFlight, 5);
+    } finally {
+      env.server.kill('SIGCONT');
+    }
+    const ticks = (await Promise.all(answers)).map((a) => BigInt(a.tick));
+    assert.deepStrictEqual(ticks, [...ticks].sort((a, b) => (a < b ? -1 : 1)));
+    await scene.close();
+  } finally {
+    await env.stop();
+  }
+});
 
 test('a stalled server times the oldest messages out, the rest go on',
   async () => {
