@@ -691,7 +691,7 @@ class AsyncSceneSession:
         future: "asyncio.Future[scene_pb2.SceneResponse]" = (
             self._loop.create_future())
         body, kept = encode_request(request)
-        if self._closing:
+        if self._closing or self._pump.done():
             future.set_exception(CallError(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "the scene session is closed"))
@@ -833,6 +833,9 @@ class AsyncSceneSession:
                     read = self._loop.create_task(call.read())
                 if not await self._answer_in_time(read, replay):
                     error = _timed_out(self._message_timeout or 0)
+                elif read.cancelled():  # the call was, under us
+                    read = None
+                    error = _unusable(RuntimeError("the call was cancelled"))
                 else:
                     done, read = read, None
                     try:
