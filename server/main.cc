@@ -26,6 +26,10 @@
 
 ABSL_FLAG(std::string, address, "127.0.0.1:50051",
           "host:port to listen on; port 0 picks a free port");
+ABSL_FLAG(std::string, scene_port_address, "",
+          "host:port of the scene port: SceneService.Session over plain TCP "
+          "frames, without gRPC, for the lowest tick latency (plaintext; not "
+          "with --tls_cert); port 0 picks a free port; empty: off");
 ABSL_FLAG(std::string, port_file, "",
           "if set, the bound port is written to this file once serving");
 ABSL_FLAG(int64_t, max_batch, 100000,
@@ -272,6 +276,7 @@ int main(int argc, char** argv) {
   options.build_type = COLLISION_BUILD_TYPE;
   options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
   options.health_address = absl::GetFlag(FLAGS_health_address);
+  options.scene_port_address = absl::GetFlag(FLAGS_scene_port_address);
   options.tls.cert_chain_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.private_key_file = absl::GetFlag(FLAGS_tls_key);
   options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
@@ -321,6 +326,12 @@ int main(int argc, char** argv) {
           : absl::StrCat(options.health_address.substr(
                              0, options.health_address.rfind(':')),
                          ":", (*server)->health_port()),
+      " scene_port=",
+      options.scene_port_address.empty()
+          ? std::string("off")
+          : absl::StrCat(options.scene_port_address.substr(
+                             0, options.scene_port_address.rfind(':')),
+                         ":", (*server)->scene_port()),
       " max_receive_message_bytes=", (*server)->max_receive_message_bytes(),
       " max_in_flight_bytes=", options.service.max_in_flight_bytes,
       " transport_memory_bytes=", options.transport_memory_bytes,

@@ -67,13 +67,14 @@ struct KnownMethod {
 };
 // Each RPC with the only gRPC type it has (see collision.proto).
 // SceneSession is collision.v1.SceneService/Session, counted with these.
-constexpr std::array<KnownMethod, 6> kKnownMethods = {{
+constexpr std::array<KnownMethod, 7> kKnownMethods = {{
     {"Intersect", "unary"},
     {"ClosestPoint", "unary"},
     {"IntersectColumns", "unary"},
     {"ClosestPointColumns", "unary"},
     {"QueryStream", "bidi_stream"},
     {"SceneSession", "bidi_stream"},
+    {"SceneSession", "tcp_stream"},  // the scene port (scene_port.h)
 }};
 
 // The bidi streams, whose messages get per-message series.

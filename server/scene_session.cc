@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "collision/wire/handlers.h"
 #include "collision/wire/wire_precheck.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/stream_reactor.h"
 
 namespace collision::server {
@@ -39,6 +40,15 @@ grpc::Status SceneSession::Precheck(const grpc::ByteBuffer& bytes) {
   return ToGrpc(ReadBytes(bytes, [&](auto* in) {
     return wire::PrecheckSceneRequest(in, max_entities, limits_.max_queries);
   }));
+}
+
+grpc::Status SceneSession::PrecheckBytes(absl::string_view bytes) {
+  const uint64_t max_entities =
+      settings_ ? settings_->max_entities : limits_.max_entities;
+  google::protobuf::io::ArrayInputStream in(bytes.data(),
+                                            static_cast<int>(bytes.size()));
+  return ToGrpc(
+      wire::PrecheckSceneRequest(&in, max_entities, limits_.max_queries));
 }
 
 grpc::Status SceneSession::Open(const v1::SceneConfig& config) {

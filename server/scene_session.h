@@ -29,6 +29,8 @@ class SceneSession {
   SceneSession& operator=(const SceneSession&) = delete;
 
   grpc::Status Precheck(const grpc::ByteBuffer& bytes);
+  // The same over a message's bytes in one piece (the scene port's frame).
+  grpc::Status PrecheckBytes(absl::string_view bytes);
   // Scene messages are applied on gRPC's thread in order: the scene is the
   // stream's own state, and a message is a tick's worth of work (counted as
   // no items: only the test hook sends them to the pool).

@@ -153,6 +153,13 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   if (options.service.max_in_flight <= 0) {
     return absl::InvalidArgumentError("max_in_flight must be > 0");
   }
+  if (!options.scene_port_address.empty() &&
+      !options.tls.cert_chain_file.empty()) {
+    return absl::InvalidArgumentError(
+        "the scene port is plaintext: with TLS on the main port it would "
+        "carry scenes and tokens in the clear; leave --scene_port_address "
+        "empty, or serve it on a private network without --tls_cert");
+  }
   if (options.max_receive_message_bytes < 0) {
     return absl::InvalidArgumentError(
         "max_receive_message_bytes must be >= 0 (0: follow max_batch)");
@@ -327,6 +334,23 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
           WhyCannotListen(options.health_address, options.allow_reuseport)));
     }
   }
+  if (!options.scene_port_address.empty()) {
+    ScenePortOptions port;
+    port.address = options.scene_port_address;
+    port.max_connections = static_cast<int>(
+        std::min<std::size_t>(options.service.scenes.max_scenes, 1 << 20));
+    port.max_message_bytes =
+        static_cast<std::size_t>(server->max_receive_message_bytes_);
+    port.allow_reuseport = options.allow_reuseport;
+    port.frame_timeout = options.scene_port_frame_timeout;
+    absl::StatusOr<std::unique_ptr<ScenePort>> scene_port =
+        ScenePort::Start(server->service_.get(), port);
+    if (!scene_port.ok()) {
+      server->Shutdown(absl::ZeroDuration());
+      return scene_port.status();
+    }
+    server->scene_port_ = *std::move(scene_port);
+  }
   server->SetServing(true);
   // A few descriptors kept back for the way out should the process run out
   // (see Watch).
@@ -410,6 +434,9 @@ void CollisionServer::SetServing(bool serving) {
 
 void CollisionServer::Shutdown(absl::Duration deadline) {
   if (server_ == nullptr) return;
+  // Scene port streams end at their next message boundary, as the gRPC
+  // ones get GOAWAY below.
+  if (scene_port_ != nullptr) scene_port_->Shutdown(deadline);
   // No new connection from here on; the open ones get GOAWAY below.
   if (gate_ != nullptr) gate_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() +

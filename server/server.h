@@ -16,6 +16,7 @@
 #include "server/connection_gate.h"
 #include "server/listener_limit.h"
 #include "server/metrics.h"
+#include "server/scene_port.h"
 #include "server/scene_session.h"
 #include "server/service.h"
 #include "server/transport_shedder.h"
@@ -87,6 +88,13 @@ struct ServerOptions {
   // probes that cannot speak the main port's TLS (Kubernetes gRPC probes,
   // an image HEALTHCHECK); it exposes nothing but SERVING / NOT_SERVING.
   std::string health_address;
+  // host:port of the scene port (scene_port.h): SceneService.Session
+  // without gRPC, plaintext; port 0 picks a free port; empty: off. Not
+  // with TLS (it would carry scenes and tokens in the clear beside it).
+  std::string scene_port_address;
+  // A scene port frame must arrive whole within this of its first byte, and
+  // an answer be taken within it (ScenePortOptions::frame_timeout).
+  absl::Duration scene_port_frame_timeout = absl::Seconds(10);
   // Bearer tokens required on every collision.v1 call; empty: none. With
   // tokens, reflection is off whatever enable_reflection says.
   std::string token_file;
@@ -127,6 +135,10 @@ class CollisionServer {
   int metrics_port() const { return metrics_port_; }
   // Port of the health-only listener, 0 when it is off.
   int health_port() const { return health_port_; }
+  // Port of the scene port, 0 when it is off.
+  int scene_port() const {
+    return scene_port_ != nullptr ? scene_port_->port() : 0;
+  }
   CollisionServiceImpl& service() { return *service_; }
   // "host:port" with the bound port, for clients.
   const std::string& address() const { return address_; }
@@ -168,6 +180,7 @@ class CollisionServer {
   int metrics_port_ = 0;
   std::unique_ptr<CollisionServiceImpl> service_;
   std::unique_ptr<SceneServiceImpl> scene_service_;  // uses service_
+  std::unique_ptr<ScenePort> scene_port_;            // uses service_
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   // Before health_server_: it must outlive the server that calls it.

@@ -203,16 +203,27 @@ grpc::Status CollisionServiceImpl::Authenticate(
   const auto& metadata = context->client_metadata();
   const auto it = metadata.find("authorization");
   if (it == metadata.end()) {
+    return AuthenticateBearer(std::nullopt, PeerName(context->peer()));
+  }
+  return AuthenticateBearer(
+      absl::string_view(it->second.data(), it->second.size()),
+      PeerName(context->peer()));
+}
+
+grpc::Status CollisionServiceImpl::AuthenticateBearer(
+    std::optional<absl::string_view> authorization,
+    const std::string& peer) const {
+  if (options_.tokens == nullptr) return grpc::Status::OK;
+  if (!authorization.has_value() || authorization->empty()) {
     metrics_->Rejected("unauthenticated");
-    auth_log_.Note("missing_token", PeerName(context->peer()));
+    auth_log_.Note("missing_token", peer);
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "missing bearer token: send the metadata "
                         "`authorization: Bearer <token>`");
   }
-  if (!options_.tokens->Accepts(
-          absl::string_view(it->second.data(), it->second.size()))) {
+  if (!options_.tokens->Accepts(*authorization)) {
     metrics_->Rejected("unauthenticated");
-    auth_log_.Note("invalid_token", PeerName(context->peer()));
+    auth_log_.Note("invalid_token", peer);
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "invalid bearer token");
   }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -147,6 +148,7 @@ class CollisionServiceImpl final : public RawCollisionService {
   friend class UnaryCall;
   friend struct QueryStreamSession;
   friend class SceneSession;
+  friend class ScenePort;
 
   // Takes an in-flight slot for a request of `bytes` encoded bytes; false
   // (and nothing taken) when full, or when more than 4 x max_in_flight
@@ -239,6 +241,11 @@ class CollisionServiceImpl final : public RawCollisionService {
   // OK, or UNAUTHENTICATED when tokens are required and the call has none
   // of them.
   grpc::Status Authenticate(grpc::CallbackServerContext* context) const;
+  // The same for a caller that is not a gRPC call (the scene port): its
+  // "Bearer <token>", if any, and its connection's name for the logs.
+  grpc::Status AuthenticateBearer(
+      std::optional<absl::string_view> authorization,
+      const std::string& peer) const;
   wire::HandlerContext MakeContext(grpc::CallbackServerContext* context);
   // Serves a request decoded straight from its bytes
   // (collision/wire/pair_wire.h).
