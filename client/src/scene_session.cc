@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "collision/client/errors.h"
 #include "grpcpp/alarm.h"
+#include "scene_stream.h"
 
 namespace collision::client {
 namespace {
@@ -45,7 +47,8 @@ SceneSession::SceneSession(const Client& client, const v1::SceneConfig& config,
     : client_(client),
       config_(config),
       options_(options),
-      stub_(v1::SceneService::NewStub(client.channel())) {
+      stub_(v1::SceneService::NewStub(client.channel())),
+      ports_(absl::StrSplit(options.scene_port, ',', absl::SkipEmpty())) {
   // The server's default: one second at the tick rate (scene.proto).
   const uint32_t rate = config.tick_rate() == 0 ? 64 : config.tick_rate();
   history_ticks_ = std::max<uint32_t>(
@@ -77,17 +80,34 @@ void SceneSession::DropStream() {
   // gRPC aborts the process on a second Finish (or any operation after
   // it), so a stream is finished exactly once, here or in Exchange, and
   // never touched again.
-  context_->TryCancel();
+  stream_->Cancel();
   if (!stream_finished_) stream_->Finish();
   stream_.reset();
   stream_finished_ = false;
 }
 
+absl::Status SceneSession::OpenStream() {
+  if (ports_.empty()) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    client_.Prepare(context.get(), client_.options().stream_timeout);
+    stream_ = internal::OpenGrpcSceneStream(std::move(context), stub_.get());
+    return absl::OkStatus();
+  }
+  // The scene port: the next address of the list at every reopening, so
+  // that a replica gone is left for the next one.
+  const std::string& address = ports_[next_port_++ % ports_.size()];
+  absl::StatusOr<std::unique_ptr<internal::SceneStream>> stream =
+      internal::OpenTcpSceneStream(
+          client_, address,
+          std::min(options_.message_timeout, absl::Seconds(10)));
+  if (!stream.ok()) return stream.status();
+  stream_ = *std::move(stream);
+  return absl::OkStatus();
+}
+
 absl::Status SceneSession::Reopen() {
   DropStream();
-  context_ = std::make_unique<grpc::ClientContext>();
-  client_.Prepare(context_.get(), client_.options().stream_timeout);
-  stream_ = stub_->Session(context_.get());
+  if (absl::Status s = OpenStream(); !s.ok()) return s;
   v1::SceneRequest opening;
   *opening.mutable_config() = config_;
   Fold();
@@ -102,6 +122,12 @@ absl::Status SceneSession::Reopen() {
   }
   bool broken = false;
   absl::StatusOr<v1::SceneResponse> answer = Exchange(&opening, &broken);
+  // The history the server keeps, as it says (one that says nothing: the
+  // default the session derived from the config).
+  if (answer.ok() && answer->has_scene() &&
+      answer->scene().history_ticks() > 0) {
+    history_ticks_ = answer->scene().history_ticks();
+  }
   // Then the window's updates, so the new replica's history is the old one's.
   for (const v1::SceneUpdate& u : recent_) {
     if (!answer.ok()) break;
@@ -120,22 +146,22 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
   // The message's deadline: past it the stream is cancelled (the only way
   // to end a blocked Read), which the watch tells from any other end.
   auto watch = std::make_shared<Watch>();
-  watch->context = context_.get();
+  watch->stream = stream_.get();
   grpc::Alarm alarm;
   if (options_.message_timeout != absl::InfiniteDuration()) {
     alarm.Set(absl::ToChronoTime(absl::Now() + options_.message_timeout),
               [watch](bool fired) {
                 std::lock_guard<std::mutex> lock(watch->mu);
-                if (!fired || watch->context == nullptr) return;
+                if (!fired || watch->stream == nullptr) return;
                 watch->fired = true;
-                watch->context->TryCancel();
+                watch->stream->Cancel();
               });
   }
   const bool answered = stream_->Write(*request) && stream_->Read(&response);
   bool timed_out;
   {
     std::lock_guard<std::mutex> lock(watch->mu);
-    watch->context = nullptr;
+    watch->stream = nullptr;
     timed_out = watch->fired;
   }
   if (answered && timed_out) {
@@ -147,10 +173,10 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
     stream_finished_ = true;
     DropStream();
     if (timed_out) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "no answer within the session's message_timeout (",
-          absl::FormatDuration(options_.message_timeout),
-          "); the next message reopens the scene"));
+      return absl::DeadlineExceededError(
+          absl::StrCat("no answer within the session's message_timeout (",
+                       absl::FormatDuration(options_.message_timeout),
+                       "); the next message reopens the scene"));
     }
     *broken = s.ok() || StreamBroke(s);
     if (s.ok()) {

@@ -5,6 +5,7 @@
 // fail, and every answer must equal the brute-force pairwise answer over
 // the world the test keeps itself, including a query rewound 12 ticks
 // (~200 ms at 64 Hz): the session resends the history window on reopening.
+// Once over gRPC, once over the replicas' scene ports.
 #include <signal.h>
 
 #include <algorithm>
@@ -225,7 +226,25 @@ int Host(const std::vector<std::unique_ptr<testing::ServerProcess>>& servers,
   return -1;
 }
 
-TEST(SceneFailover, NoMessageLostThroughAgeingDrainAndKill) {
+// The scene port a replica logged at start ("scene_port=127.0.0.1:N").
+std::string ScenePortOf(const testing::ServerProcess& server) {
+  const std::string log = server.log();
+  const std::size_t at = log.find("scene_port=127.0.0.1:");
+  if (at == std::string::npos) return "";
+  return absl::StrCat("127.0.0.1:", std::atoi(log.c_str() + at + 21));
+}
+
+// Over gRPC (round_robin with health checking) or over the replicas' scene
+// ports (the session's list of addresses).
+class SceneFailover : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(Transports, SceneFailover, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "ScenePort" : "Grpc";
+                         });
+
+TEST_P(SceneFailover, NoMessageLostThroughAgeingDrainAndKill) {
+  const bool scene_port = GetParam();
   char dir_template[] = "/tmp/scene_failover.XXXXXX";
   ASSERT_NE(mkdtemp(dir_template), nullptr);
   const std::string dir = dir_template;
@@ -239,12 +258,23 @@ TEST(SceneFailover, NoMessageLostThroughAgeingDrainAndKill) {
     servers.push_back(std::make_unique<testing::ServerProcess>(
         COLLISION_SERVER_PATH, dir, absl::StrCat("server", i)));
     // Streams end at ~0.9 s of age (min(age, grace) less a tenth).
-    servers.back()->Start({"--metrics_address=127.0.0.1:0",
-                           "--max_connection_age=1s",
-                           "--max_connection_age_grace=1s",
-                           "--drain_grace=200ms", "--shutdown_deadline=3s"});
+    servers.back()->Start(
+        {"--metrics_address=127.0.0.1:0", "--scene_port_address=127.0.0.1:0",
+         "--max_connection_age=1s", "--max_connection_age_grace=1s",
+         "--drain_grace=200ms", "--shutdown_deadline=3s"});
   }
   for (auto& s : servers) ASSERT_NO_FATAL_FAILURE(s->WaitForPorts(true));
+  c::SceneSessionOptions session_options;
+  if (scene_port) {
+    for (auto& s : servers) {
+      const std::string port = ScenePortOf(*s);
+      ASSERT_FALSE(port.empty()) << s->log();
+      if (!session_options.scene_port.empty()) {
+        session_options.scene_port += ",";
+      }
+      session_options.scene_port += port;
+    }
+  }
   const std::string target = absl::StrCat("ipv4:127.0.0.1:", servers[0]->port(),
                                           ",127.0.0.1:", servers[1]->port(),
                                           ",127.0.0.1:", servers[2]->port());
@@ -258,7 +288,7 @@ TEST(SceneFailover, NoMessageLostThroughAgeingDrainAndKill) {
   v1::SceneConfig config;
   config.set_dimension(v1::DIMENSION_2D);
   config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
-  auto session = c::SceneSession::Open(**client, config);
+  auto session = c::SceneSession::Open(**client, config, session_options);
   ASSERT_TRUE(session.ok()) << session.status();
   World world(11);
   Ticker ticker(session->get(), &world);

@@ -28,6 +28,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -39,6 +41,9 @@
 #include "grpcpp/support/sync_stream.h"
 
 namespace collision::client {
+namespace internal {
+class SceneStream;  // scene_stream.h: gRPC's stream or the scene port's
+}  // namespace internal
 
 struct SceneSessionOptions {
   // Stream reopenings tried for one message before Send gives up (with the
@@ -51,6 +56,13 @@ struct SceneSessionOptions {
   // stream is cancelled; the next Send reopens the scene). Infinite: wait
   // for the stream's own deadline (ClientOptions::stream_timeout).
   absl::Duration message_timeout = absl::Seconds(10);
+  // The server's scene port (--scene_port_address), "host:port", or several
+  // separated by commas (replicas: every reopening tries the next one):
+  // the stream goes over plain TCP frames instead of gRPC, for the lowest
+  // tick latency (docs/scenes.md, "The scene port"), with the client's
+  // bearer token in its hello. Empty: SceneService.Session on the client's
+  // gRPC channel.
+  std::string scene_port;
 };
 
 class SceneSession {
@@ -90,12 +102,14 @@ class SceneSession {
                const SceneSessionOptions& options);
   // A new stream carrying the config and the acknowledged world.
   absl::Status Reopen();
+  // A new stream, on gRPC or the scene port.
+  absl::Status OpenStream();
   // Cancels and finishes the current stream, if any (exactly once).
   void DropStream();
   // What a message's deadline timer may touch, after the message too.
   struct Watch {
     std::mutex mu;
-    grpc::ClientContext* context = nullptr;  // null once the message is over
+    internal::SceneStream* stream = nullptr;  // null once the message is over
     bool fired = false;
   };
   // One message on the current stream; UNAVAILABLE-like statuses mean the
@@ -124,9 +138,9 @@ class SceneSession {
   const v1::SceneConfig config_;
   const SceneSessionOptions options_;
   std::unique_ptr<v1::SceneService::Stub> stub_;
-  std::unique_ptr<grpc::ClientContext> context_;
-  std::unique_ptr<grpc::ClientReaderWriter<v1::SceneRequest, v1::SceneResponse>>
-      stream_;
+  const std::vector<std::string> ports_;  // options_.scene_port's addresses
+  std::size_t next_port_ = 0;
+  std::unique_ptr<internal::SceneStream> stream_;
   uint64_t sequence_ = 0;
   // The acknowledged world at base_tick_ (the history window's oldest tick,
   // or before it), then the acknowledged updates after it, oldest first.
@@ -134,7 +148,7 @@ class SceneSession {
   std::optional<uint64_t> base_tick_;
   std::deque<v1::SceneUpdate> recent_;
   std::optional<v1::SceneUpdate> unfolded_;  // acknowledged, not yet kept
-  uint32_t history_ticks_ = 1;               // as the server derives it
+  uint32_t history_ticks_ = 1;  // as the server said (or derives it)
   std::optional<uint64_t> tick_;
   std::size_t entities_ = 0;
   int reopens_ = 0;
