@@ -65,6 +65,10 @@ ABSL_FLAG(absl::Duration, scene_rewind_min, absl::ZeroDuration(),
           "SceneQuery.at); both 0: not rewound");
 ABSL_FLAG(absl::Duration, scene_rewind_max, absl::ZeroDuration(),
           "scene: see --scene_rewind_min");
+ABSL_FLAG(std::string, scene_port, "",
+          "scene: host:port of the server's scene port (--scene_port_address; "
+          "several separated by commas): scenes go over plain TCP frames "
+          "instead of SceneService on gRPC");
 ABSL_FLAG(int, scene_history_ticks, 0,
           "scene: ticks of history each scene keeps for rewound raycasts "
           "(SceneConfig.history_ticks); 0: the server's default, one second "
@@ -332,6 +336,7 @@ int Main(int argc, char** argv) {
     s.rewind_min = absl::GetFlag(FLAGS_scene_rewind_min);
     s.rewind_max = absl::GetFlag(FLAGS_scene_rewind_max);
     s.history_ticks = absl::GetFlag(FLAGS_scene_history_ticks);
+    s.scene_port = absl::GetFlag(FLAGS_scene_port);
     o.rate = s.tick_rate * o.concurrency;
     w.batch = s.rays + s.sweeps + s.overlaps;
   } else {

@@ -43,9 +43,10 @@ std::string DescribeScene(const SceneLoadOptions& s, int scenes) {
           : std::string("history the server's default (1 s of ticks)");
   return absl::StrFormat(
       "%d scenes x %d entities (%g%% moved per tick) at %g ticks/s; per tick "
-      "%s, %d sweeps, %d overlaps; upserts %s, %s",
+      "%s, %d sweeps, %d overlaps; upserts %s, %s; over %s",
       scenes, s.entities, 100 * s.moving, s.tick_rate, rays, s.sweeps,
-      s.overlaps, s.columns ? "as columns" : "per entity", history);
+      s.overlaps, s.columns ? "as columns" : "per entity", history,
+      s.scene_port.empty() ? "gRPC" : "the scene port");
 }
 
 Report MakeReport(const ReportConfig& config, RunResult run) {
@@ -193,7 +194,8 @@ std::string JsonReport(const Report& r) {
         {"columns", sc.columns},
         {"rewind_min_s", absl::ToDoubleSeconds(sc.rewind_min)},
         {"rewind_max_s", absl::ToDoubleSeconds(sc.rewind_max)},
-        {"history_ticks", sc.history_ticks}};
+        {"history_ticks", sc.history_ticks},
+        {"transport", sc.scene_port.empty() ? "grpc" : "scene_port"}};
     j["scenes"] = {{"asked", x.scenes},
                    {"opened", x.scenes_opened},
                    {"not_opened", x.scenes - x.scenes_opened},
@@ -341,6 +343,10 @@ absl::StatusOr<Baseline> ReadBaseline(const std::string& path) {
       s.rewind_min = us(sc.value("rewind_min_s", 0.0));
       s.rewind_max = us(sc.value("rewind_max_s", 0.0));
       s.history_ticks = sc.value("history_ticks", 0);
+      // Only the transport counts for a comparison, not the address.
+      if (sc.value("transport", std::string("grpc")) == "scene_port") {
+        s.scene_port = "scene port";
+      }
     }
   }
   return b;
@@ -376,6 +382,8 @@ std::string WorkloadDifference(const ReportConfig& run, const Baseline& b) {
            Seconds(then.rewind_min) + "-" + Seconds(then.rewind_max));
     differ("scene history ticks", number(now.history_ticks),
            number(then.history_ticks));
+    differ("scene transport", now.scene_port.empty() ? "grpc" : "scene_port",
+           then.scene_port.empty() ? "grpc" : "scene_port");
   }
   if (!run.scene.has_value()) differ("kinds", run.kinds, base.kinds);
   differ("batch", absl::StrCat(run.batch), absl::StrCat(base.batch));

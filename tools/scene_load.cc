@@ -203,6 +203,7 @@ void TickScene(SceneRun& r, int w) {
   const std::size_t i = static_cast<std::size_t>(w);
   client::SceneSessionOptions session_options;
   session_options.message_timeout = r.run.client.timeout;
+  session_options.scene_port = r.scene.scene_port;
   auto session = client::SceneSession::Open(*r.clients[i % r.clients.size()],
                                             r.config, session_options);
   {

@@ -20,6 +20,7 @@
 #define COLLISION_TOOLS_SCENE_LOAD_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -42,6 +43,10 @@ struct SceneLoadOptions {
   // SceneConfig.history_ticks: ticks of history each scene keeps; 0: the
   // server's default, one second at the tick rate.
   int history_ticks = 0;
+  // The server's scene port ("host:port", or several with commas): scenes
+  // go over plain TCP frames (SceneSessionOptions::scene_port); empty:
+  // SceneService.Session on gRPC.
+  std::string scene_port;
 };
 
 // `run.concurrency` is the number of scenes; `run.rate` is ignored (the

@@ -4,6 +4,12 @@
 // 50 overlaps, from the encoded SceneRequest to the encoded SceneResponse
 // (parse on an arena, validate, apply, answer, serialize). The loopback
 // round trip comes on top (scripts/bench-e2e.sh measures it).
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -238,19 +244,138 @@ BENCHMARK(BM_SceneReferenceTick)
     ->Iterations(256)
     ->Unit(benchmark::kMicrosecond);
 
-// The same ticks over gRPC on loopback to a server in this process: the
-// time from writing a tick's request to reading its response, per tick,
-// with p50 and p99 over the run. Ticks go one at a time (the next is sent
-// when the previous is answered), as a game server waits for its hits;
-// `paced`: at 64 ticks per second, as a match runs (else back to back,
-// which also waits for whatever the server does after each answer).
-// `floor`: every request carries its tick number alone (no changes, no
-// queries): the round trip of the stream itself, what this machine adds to
-// any tick.
+// A connection that carries frames: a 4-byte little-endian length and the
+// bytes (the scene port's framing, also the plain-TCP floor's).
+class FrameSocket {
+ public:
+  static std::unique_ptr<FrameSocket> Connect(int port) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+      close(fd);
+      return nullptr;
+    }
+    return std::make_unique<FrameSocket>(fd);
+  }
+  explicit FrameSocket(int fd) : fd_(fd) {
+    const int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
+  ~FrameSocket() { close(fd_); }
+  bool Write(const std::string& bytes) {
+    const uint32_t n = static_cast<uint32_t>(bytes.size());
+    unsigned char h[4] = {static_cast<unsigned char>(n),
+                          static_cast<unsigned char>(n >> 8),
+                          static_cast<unsigned char>(n >> 16),
+                          static_cast<unsigned char>(n >> 24)};
+    iovec parts[2] = {{h, 4}, {const_cast<char*>(bytes.data()), n}};
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = 2;
+    std::size_t sent = 0;
+    while (sent < n + 4u) {
+      const ssize_t w = sendmsg(fd_, &m, MSG_NOSIGNAL);
+      if (w <= 0) return false;
+      sent += static_cast<std::size_t>(w);
+      // Rare: a partial write; the rest goes plainly.
+      if (sent < n + 4u) {
+        const std::size_t body = sent - 4;
+        return sent >= 4 && Send(bytes.data() + body, n - body);
+      }
+    }
+    return true;
+  }
+  bool Read(std::string* bytes) {
+    unsigned char h[4];
+    if (!Receive(reinterpret_cast<char*>(h), 4)) return false;
+    bytes->resize(uint32_t{h[0]} | uint32_t{h[1]} << 8 | uint32_t{h[2]} << 16 |
+                  uint32_t{h[3]} << 24);
+    return Receive(bytes->data(), bytes->size());
+  }
+
+ private:
+  bool Send(const char* p, std::size_t n) {
+    while (n > 0) {
+      const ssize_t w = send(fd_, p, n, MSG_NOSIGNAL);
+      if (w <= 0) return false;
+      p += w;
+      n -= static_cast<std::size_t>(w);
+    }
+    return true;
+  }
+  bool Receive(char* p, std::size_t n) {
+    while (n > 0) {
+      const ssize_t r = recv(fd_, p, n, 0);
+      if (r <= 0) return false;
+      p += r;
+      n -= static_cast<std::size_t>(r);
+    }
+    return true;
+  }
+  const int fd_;
+};
+
+// The machine's floor for a tick: one blocking thread that reads each
+// request frame and writes back a frame as large as the service's answer
+// to it, with nothing computed, on plain TCP.
+class PlainTcpEcho {
+ public:
+  explicit PlainTcpEcho(std::vector<std::string> answers)
+      : answers_(std::move(answers)) {
+    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    listen(listener_, 1);
+    socklen_t size = sizeof(a);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &size);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) return;
+      FrameSocket peer(fd);
+      std::string request;
+      for (std::size_t i = 0; peer.Read(&request); ++i) {
+        if (!peer.Write(answers_[i % answers_.size()])) return;
+      }
+    });
+  }
+  ~PlainTcpEcho() {
+    shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    close(listener_);
+  }
+  int port() const { return port_; }
+
+ private:
+  std::vector<std::string> answers_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+enum Transport { kGrpc = 0, kScenePort = 1, kPlainTcp = 2 };
+
+// The same ticks over loopback to a server in this process: the time from
+// writing a tick's request to reading its response, per tick, with p50 and
+// p99 over the run. Ticks go one at a time (the next is sent when the
+// previous is answered), as a game server waits for its hits; `paced`: at
+// 64 ticks per second, as a match runs (else back to back, which also
+// waits for whatever the server does after each answer). `transport`:
+// SceneService.Session on gRPC, the scene port (plain TCP frames), or the
+// machine's floor: the same request and answer bytes over plain TCP with
+// nothing computed (PlainTcpEcho). `floor`: every request carries its tick
+// number alone (no changes, no queries): the round trip of the stream
+// itself.
 void BM_SceneReferenceTickLoopback(benchmark::State& state) {
+  const bool columns = state.range(0) != 0;
   const bool paced = state.range(3) != 0;
   const bool floor = state.range(4) != 0;
-  const bool columns = state.range(0) != 0;
+  const auto transport = static_cast<Transport>(state.range(5));
   constexpr int kTicks = 64;
   const Ticks ticks = MakeTicks(
       columns, kTicks, static_cast<int>(state.range(1)), state.range(2) != 0);
@@ -266,28 +391,59 @@ void BM_SceneReferenceTickLoopback(benchmark::State& state) {
   }
   ServerOptions options;
   options.address = "127.0.0.1:0";
+  options.scene_port_address = "127.0.0.1:0";
   options.allow_reuseport = false;
   auto server = CollisionServer::Start(options);
   if (!server.ok()) {
     state.SkipWithError(std::string(server.status().message()).c_str());
     return;
   }
+  v1::SceneRequest open;
+  open.mutable_config()->set_dimension(v1::DIMENSION_2D);
+  open.mutable_config()->set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  // One exchange, whichever the transport: a request's bytes in, its
+  // answer's bytes out.
   auto stub = v1::SceneService::NewStub(grpc::CreateChannel(
       (*server)->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::SceneRequest, v1::SceneResponse>>
+      stream;
+  std::unique_ptr<FrameSocket> frames;
+  std::unique_ptr<PlainTcpEcho> echo;
+  v1::SceneResponse response;
+  std::string answer;
+  auto exchange = [&](const v1::SceneRequest& request) {
+    if (stream != nullptr) {
+      return stream->Write(request) && stream->Read(&response) &&
+             !response.has_error();
+    }
+    return frames->Write(request.SerializeAsString()) &&
+           frames->Read(&answer) &&
+           (transport == kPlainTcp ||
+            (response.ParseFromString(answer) && !response.has_error()));
+  };
+  if (transport == kGrpc) {
+    stream = stub->Session(&context);
+  } else {
+    frames = FrameSocket::Connect((*server)->scene_port());
+    if (frames == nullptr ||
+        !frames->Write(v1::SceneHello().SerializeAsString())) {
+      state.SkipWithError("no scene port");
+      return;
+    }
+  }
+  if (!exchange(open)) {
+    state.SkipWithError("scene not opened");
+    return;
+  }
   std::vector<double> micros;
   int64_t hits = 0;
   // One scene for the whole run, warmed up by one unmeasured pass over the
   // ticks (its history fills its window; a match runs for minutes, so its
   // first second is not what a game server waits on tick after tick).
-  // The passes repeat the ticks with their numbers going on.
-  grpc::ClientContext context;
-  auto stream = stub->Session(&context);
-  v1::SceneRequest open;
-  open.mutable_config()->set_dimension(v1::DIMENSION_2D);
-  open.mutable_config()->set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
-  v1::SceneResponse response;
-  stream->Write(open);
-  stream->Read(&response);
+  // The passes repeat the ticks with their numbers going on. The floor's
+  // answers are the scene port's to the warm-up pass.
+  std::vector<std::string> answers;
   uint64_t pass = 0;
   auto due = std::chrono::steady_clock::now();
   auto send_pass = [&](bool measured) {
@@ -301,13 +457,17 @@ void BM_SceneReferenceTickLoopback(benchmark::State& state) {
       if (paced) std::this_thread::sleep_until(due);
       due += std::chrono::microseconds(1000000 / 64);
       const auto start = std::chrono::steady_clock::now();
-      stream->Write(request);
-      if (!stream->Read(&response) || response.has_error()) return false;
-      if (!measured) continue;
+      if (!exchange(request)) return false;
+      if (!measured) {
+        answers.push_back(answer);
+        continue;
+      }
       micros.push_back(std::chrono::duration<double, std::micro>(
                            std::chrono::steady_clock::now() - start)
                            .count());
-      for (const auto& r : response.results()) hits += r.hits_size();
+      if (transport != kPlainTcp) {
+        for (const auto& r : response.results()) hits += r.hits_size();
+      }
     }
     return true;
   };
@@ -315,14 +475,31 @@ void BM_SceneReferenceTickLoopback(benchmark::State& state) {
     state.SkipWithError("tick not answered");
     return;
   }
+  if (transport == kPlainTcp) {
+    echo = std::make_unique<PlainTcpEcho>(answers);
+    frames = FrameSocket::Connect(echo->port());
+    if (frames == nullptr) {
+      state.SkipWithError("no plain TCP echo");
+      return;
+    }
+  }
+  std::size_t request_bytes = 0, answer_bytes = 0;
+  for (int t = 0; t < kTicks; ++t) {
+    request_bytes += requests[static_cast<size_t>(t)].ByteSizeLong();
+  }
+  for (const std::string& a : answers) answer_bytes += a.size();
   while (state.KeepRunningBatch(kTicks)) {
     if (!send_pass(true)) {
       state.SkipWithError("tick not answered");
       return;
     }
   }
-  stream->WritesDone();
-  stream->Finish();
+  if (stream != nullptr) {
+    stream->WritesDone();
+    stream->Finish();
+  }
+  frames.reset();
+  echo.reset();
   std::sort(micros.begin(), micros.end());
   auto at = [&](double q) {
     return micros[std::min(micros.size() - 1,
@@ -333,23 +510,30 @@ void BM_SceneReferenceTickLoopback(benchmark::State& state) {
   state.counters["max_us"] = micros.back();
   state.counters["hits_per_tick"] =
       static_cast<double>(hits) / static_cast<double>(micros.size());
+  state.counters["request_bytes"] = static_cast<double>(request_bytes) / kTicks;
+  state.counters["answer_bytes"] =
+      static_cast<double>(answer_bytes) / static_cast<double>(answers.size());
   (*server)->Shutdown(absl::Seconds(5));
 }
+// Back to back, per transport: the reference tick (columns, or per-entity
+// upserts; 1 in 10 moving; every raycast rewound) and the floor.
 BENCHMARK(BM_SceneReferenceTickLoopback)
-    ->ArgNames({"columns", "moving_every", "rewind", "paced", "floor"})
-    ->Args({1, 1, 0, 0, 0})
-    ->Args({0, 1, 0, 0, 0})
-    ->Args({1, 10, 0, 0, 0})
-    ->Args({1, 1, 1, 0, 0})
-    ->Args({1, 1, 0, 0, 1})
+    ->ArgNames({"columns", "moving_every", "rewind", "paced", "floor",
+                "transport"})
+    ->ArgsProduct({{1}, {1}, {0}, {0}, {0, 1}, {kGrpc, kScenePort, kPlainTcp}})
+    ->Args({0, 1, 0, 0, 0, kGrpc})
+    ->Args({1, 10, 0, 0, 0, kGrpc})
+    ->Args({1, 1, 1, 0, 0, kGrpc})
+    ->Args({1, 1, 1, 0, 0, kScenePort})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
-// Paced: 12 passes of 64 ticks (12 s each), whatever --benchmark_min_time.
+// Paced: 12 passes of 64 ticks (12 s each), whatever --benchmark_min_time:
+// the reference tick, every raycast rewound, and the floor, per transport.
 BENCHMARK(BM_SceneReferenceTickLoopback)
-    ->ArgNames({"columns", "moving_every", "rewind", "paced", "floor"})
-    ->Args({1, 1, 0, 1, 0})
-    ->Args({1, 1, 1, 1, 0})
-    ->Args({1, 1, 0, 1, 1})
+    ->ArgNames({"columns", "moving_every", "rewind", "paced", "floor",
+                "transport"})
+    ->ArgsProduct({{1}, {1}, {0, 1}, {1}, {0}, {kGrpc, kScenePort, kPlainTcp}})
+    ->ArgsProduct({{1}, {1}, {0}, {1}, {1}, {kGrpc, kScenePort, kPlainTcp}})
     ->Iterations(12 * 64)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
