@@ -6,6 +6,7 @@
 // against the same upserts made one by one.
 #include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -323,6 +324,54 @@ void RunColumnsAgainstEach(uint32_t seed, Mix mix) {
                      where + " cast");
     }
   }
+}
+
+// CountAbsent is !Contains counted, whatever the order of the ids: the last
+// commit's order (the fast path), that order cut short, shuffled, with
+// entities removed or turned into another family since, and unknown ids.
+TEST(Scene, CountAbsentIsContainsCountedInAnyOrder) {
+  std::mt19937 rng(9);
+  Scene scene(SceneDimension::k2D);
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 1; id <= 300; ++id) ids.push_back(id * 7);
+  auto commit = [&](const std::vector<uint64_t>& order) {
+    std::vector<float> x(order.size(), 1.0f), y(order.size(), 2.0f),
+        r(order.size(), 0.5f);
+    const float* columns[3] = {x.data(), y.data(), r.data()};
+    scene.UpsertColumns(ShapeKind::kCircle, order.size(), order.data(), columns,
+                        nullptr);
+    scene.Commit();
+  };
+  commit(ids);
+  commit(ids);  // the order is now ids'
+  auto brute = [&](const std::vector<uint64_t>& asked) {
+    size_t absent = 0;
+    for (uint64_t id : asked) absent += scene.Contains(id) ? 0 : 1;
+    return absent;
+  };
+  auto check = [&](const std::vector<uint64_t>& asked, const char* what) {
+    EXPECT_EQ(scene.CountAbsent(ShapeKind::kCircle, asked.data(), asked.size()),
+              brute(asked))
+        << what;
+    EXPECT_EQ(scene.CountAbsent(ShapeKind::kRect, asked.data(), asked.size()),
+              brute(asked))
+        << what << " (another family's order)";
+  };
+  check(ids, "the last order");
+  check(std::vector<uint64_t>(ids.begin(), ids.begin() + 100), "its start");
+  std::vector<uint64_t> more = ids;
+  for (uint64_t id = 1; id <= 50; ++id) more.push_back(id * 7 + 1);
+  check(more, "the order, then new ids");
+  std::vector<uint64_t> shuffled = more;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  check(shuffled, "shuffled");
+  // Entities removed, and one turned into a rect, after the order was set.
+  scene.Remove(ids[0]);
+  scene.Remove(ids[150]);
+  scene.Upsert(ids[10], Rect{{0, 0}, {1, 1}}, 1);
+  scene.Commit();
+  check(ids, "with entities gone or changed since");
+  check(shuffled, "shuffled, with entities gone or changed since");
 }
 
 TEST(Scene, UpsertColumnsIsUpsertRowByRow) {

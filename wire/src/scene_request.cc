@@ -141,7 +141,10 @@ void ParseMoment(const v1::SceneMoment& at, int index,
 std::size_t CountAfter(const ParsedSceneUpdate& u, const Scene& scene) {
   if (u.snapshot) return u.upsert_count();
   std::size_t added = 0;
-  u.ForEachUpsertId([&](uint64_t id) { added += scene.Contains(id) ? 0 : 1; });
+  for (const SceneUpsert& e : u.upserts) added += scene.Contains(e.id) ? 0 : 1;
+  for (const SceneColumnUpserts& g : u.column_upserts) {
+    added += scene.CountAbsent(g.kind, g.ids.data(), g.ids.size());
+  }
   return scene.size() - u.removals.size() + added;
 }
 

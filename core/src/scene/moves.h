@@ -67,6 +67,15 @@ class MoveOrder {
                       const float* const* columns, size_t given,
                       const uint32_t* categories);
 
+  // How many of ids[0..n) are the order's first entries, in order, each
+  // still at its slot: entities the scene holds, known without hashing.
+  size_t MatchingPrefix(const uint64_t* ids, size_t n) const {
+    const size_t most = n < ids_.size() ? n : ids_.size();
+    size_t i = 0;
+    while (i < most && ids_[i] == ids[i] && slots_[i] != kNone) ++i;
+    return i;
+  }
+
   // Writes the upserts staged since the last Apply into the store (called
   // before every upsert out of order: nothing to do is the common case).
   void Apply(Store* s) {

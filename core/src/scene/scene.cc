@@ -357,6 +357,15 @@ size_t Scene::size() const { return impl_->where.size(); }
 
 bool Scene::Contains(uint64_t id) const { return impl_->where.contains(id); }
 
+size_t Scene::CountAbsent(ShapeKind kind, const uint64_t* ids, size_t n) const {
+  const size_t known =
+      impl_->moves[static_cast<int>(scene::FamilyOf(kind))].MatchingPrefix(ids,
+                                                                           n);
+  size_t absent = 0;
+  for (size_t i = known; i < n; ++i) absent += Contains(ids[i]) ? 0 : 1;
+  return absent;
+}
+
 SceneStats Scene::Stats() const {
   SceneStats stats;
   stats.entities = impl_->where.size();

@@ -136,6 +136,10 @@ class Scene {
 
   size_t size() const;
   bool Contains(uint64_t id) const;
+  // How many of `ids` (distinct) the scene does not hold: !Contains for
+  // each, cheaper when they come in the order of the last commit's upserts
+  // of `kind`'s family (a game's columnar update, tick after tick).
+  size_t CountAbsent(ShapeKind kind, const uint64_t* ids, size_t n) const;
   SceneStats Stats() const;
 
   // Whether an overlap query of this kind can be answered against every
