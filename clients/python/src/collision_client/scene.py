@@ -37,7 +37,8 @@ code() a grpc.StatusCode and the field violations the server listed):
   stream_deadline, DEADLINE_EXCEEDED; a token refused, ...): that message
   fails with it, and the session reopens the scene on its own for the
   messages after it (the server's scene is gone, the session's world is
-  not);
+  not); a stream that ended while no message was on it fails none: the
+  next message goes on a new stream;
 - DEADLINE_EXCEEDED when a message is unanswered message_timeout seconds
   (10 s; None: only the stream's deadline) after it was sent on a stream
   (a stalled server): that message fails, the stream is dropped, and the
@@ -547,6 +548,16 @@ class SceneSession:
                     failures += 1
                     continue
                 self._reopens += 1
+            elif self._call.done():
+                # The stream ended while idle (its status came after the
+                # last answer): this message was never on it, so the
+                # status is no verdict on it; it goes on a new stream (the
+                # stream in hand is never one this send opened: no loop).
+                last = (_ended_without_answer()
+                        if self._call.code() == grpc.StatusCode.OK
+                        else error_from_rpc(self._call))
+                self._drop_stream()
+                continue
             sequence = self._write(body)
             try:
                 response = self._read(sequence)
@@ -946,6 +957,11 @@ class AsyncSceneSession:
                 self._wrote.set()
             while True:
                 while self._written < len(self._pending):
+                    if call.done():
+                        # Ended (the reader has its status or soon will):
+                        # a message written now was never on the stream,
+                        # and would be blamed for its status.
+                        return
                     message = self._pending[self._written]
                     self._written += 1
                     self._sequence += 1
