@@ -30,7 +30,8 @@ Test classes (CTest runs each as its own test): BlockingSessionFaults
 (SceneSession, one message at a time) and AsyncSessionFaults
 (AsyncSceneSession, also with several messages in flight).
 
-  build/ci/clients/python/venv/bin/python clients/python/test_scene_faults.py \\
+  build/ci/clients/python/venv/bin/python \\
+      clients/python/test_scene_faults.py \\
       --scripted_server build/ci/tests/util/scripted_scene_server [Class ...]
 """
 
@@ -261,7 +262,7 @@ class FaultMatrix:
                 driver.shutdown()
             server.stop()
 
-    # ---- What an outcome must be ---------------------------------------------
+    # ---- What an outcome must be -------------------------------------------
 
     def assert_answer(self, outcome, tick, entities, what):
         self.assertIsInstance(outcome, s.SceneResponse,
@@ -288,7 +289,7 @@ class FaultMatrix:
         outcome = step()
         return outcome, time.monotonic() - start
 
-    # ---- The matrix ------------------------------------------------------------
+    # ---- The matrix ---------------------------------------------------------
 
     def test_stream_ended_between_answers(self):
         """Message 1 opens the scene, 2..4 are ticks 1..3; the stream ends
