@@ -293,11 +293,14 @@ class Machine:
         self.venv = os.path.join(self.home, "venv")
         self.app = os.path.join(self.home, "my-app")
         self.build = os.path.abspath(args.build)
-        # What the blocks must still see where it is, should it lie in /tmp.
+        # What the blocks must still see where it is, should it lie in /tmp:
+        # the checkout too (cmake --install reads its headers), as a fresh
+        # clone may well be in /tmp.
         self.keep = sorted({os.path.realpath(p) for p in (
             self.work, self.build, os.path.dirname(os.path.abspath(args.server)),
             os.path.dirname(os.path.abspath(args.protoc)),
-            os.path.dirname(os.path.abspath(args.grpc_python_plugin)), HERE)})
+            os.path.dirname(os.path.abspath(args.grpc_python_plugin)), HERE,
+            os.path.dirname(os.path.dirname(HERE)))})
         self.unshare = ["unshare", "--fork", "--pid", "--mount-proc",
                         "--mount", "--kill-child"]
         if os.geteuid() != 0:
