@@ -55,7 +55,19 @@ SceneSession::SceneSession(const Client& client, const v1::SceneConfig& config,
       1, config.history_ticks() == 0 ? rate : config.history_ticks());
 }
 
-SceneSession::~SceneSession() { DropStream(); }
+SceneSession::~SceneSession() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    stopping_.store(true);
+    queue_cv_.notify_all();
+  }
+  CancelStream();  // a message blocked on the stream returns
+  if (worker_.joinable()) worker_.join();
+  for (Queued& item : queue_) {
+    item.answer.set_value(absl::CancelledError("the session was destroyed"));
+  }
+  DropStream();
+}
 
 absl::StatusOr<std::unique_ptr<SceneSession>> SceneSession::Open(
     const Client& client, const v1::SceneConfig& config,
@@ -82,15 +94,24 @@ void SceneSession::DropStream() {
   // never touched again.
   stream_->Cancel();
   if (!stream_finished_) stream_->Finish();
+  std::lock_guard<std::mutex> lock(stream_mu_);
   stream_.reset();
   stream_finished_ = false;
+}
+
+void SceneSession::CancelStream() {
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  if (stream_ != nullptr) stream_->Cancel();
 }
 
 absl::Status SceneSession::OpenStream() {
   if (ports_.empty()) {
     auto context = std::make_unique<grpc::ClientContext>();
     client_.Prepare(context.get(), client_.options().stream_timeout);
-    stream_ = internal::OpenGrpcSceneStream(std::move(context), stub_.get());
+    std::unique_ptr<internal::SceneStream> stream =
+        internal::OpenGrpcSceneStream(std::move(context), stub_.get());
+    std::lock_guard<std::mutex> lock(stream_mu_);
+    stream_ = std::move(stream);
     return absl::OkStatus();
   }
   // The scene port: the next address of the list at every reopening, so
@@ -101,6 +122,7 @@ absl::Status SceneSession::OpenStream() {
           client_, address,
           std::min(options_.message_timeout, absl::Seconds(10)));
   if (!stream.ok()) return stream.status();
+  std::lock_guard<std::mutex> lock(stream_mu_);
   stream_ = *std::move(stream);
   return absl::OkStatus();
 }
@@ -196,6 +218,69 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
 }
 
 absl::StatusOr<v1::SceneResponse> SceneSession::Send(v1::SceneRequest request) {
+  // Behind messages handed over before it: in their order, through the
+  // session's thread. Else right here, with no hand-off.
+  if (in_flight() > 0) return SendAsync(std::move(request)).get();
+  std::lock_guard<std::mutex> lock(send_mu_);
+  return SendNow(std::move(request));
+}
+
+std::future<absl::StatusOr<v1::SceneResponse>> SceneSession::SendAsync(
+    v1::SceneRequest request) {
+  Queued item;
+  item.request = std::move(request);
+  std::future<absl::StatusOr<v1::SceneResponse>> answer =
+      item.answer.get_future();
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  if (stopping_) {
+    item.answer.set_value(absl::CancelledError("the session is closing"));
+    return answer;
+  }
+  queue_.push_back(std::move(item));
+  ++pending_;
+  if (!worker_.joinable()) worker_ = std::thread([this] { Work(); });
+  queue_cv_.notify_all();
+  return answer;
+}
+
+std::size_t SceneSession::in_flight() const {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  return pending_;
+}
+
+void SceneSession::Work() {
+  while (true) {
+    Queued item;
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      queue_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      item = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    absl::StatusOr<v1::SceneResponse> answer =
+        absl::CancelledError("the session is closing");
+    if (!stopping_.load()) {
+      std::lock_guard<std::mutex> lock(send_mu_);
+      answer = SendNow(std::move(item.request));
+    }
+    {
+      // Counted out before the caller can have the answer.
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      --pending_;
+      queue_cv_.notify_all();
+    }
+    item.answer.set_value(std::move(answer));
+  }
+}
+
+void SceneSession::WaitForQueue() {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  queue_cv_.wait(lock, [this] { return pending_ == 0; });
+}
+
+absl::StatusOr<v1::SceneResponse> SceneSession::SendNow(
+    v1::SceneRequest request) {
   if (finished_) return absl::FailedPreconditionError("session finished");
   request.clear_config();
   Fold();  // the previous answer's update, now that the caller has it
@@ -203,6 +288,7 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Send(v1::SceneRequest request) {
   absl::Status last;
   for (int attempt = 0; attempt <= options_.max_reopens_per_message;
        ++attempt) {
+    if (stopping_.load()) return absl::CancelledError("the session is closing");
     if (stream_ == nullptr) {
       last = Reopen();
       if (!last.ok()) {
@@ -212,16 +298,19 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Send(v1::SceneRequest request) {
         backoff = std::min(backoff * 2, options_.max_backoff);
         continue;
       }
-      ++reopens_;
+      reopens_.fetch_add(1);
     }
     bool broken = false;
     absl::StatusOr<v1::SceneResponse> answer = Exchange(&request, &broken);
     if (answer.ok()) {
       if (request.has_update()) {
         tick_ = request.update().tick();
+        published_tick_.store(*tick_);
+        has_tick_.store(true);
         unfolded_ = std::move(*request.mutable_update());
       }
-      entities_ = answer->entities();
+      entities_.store(answer->entities());
+      kept_updates_.store(recent_.size() + (unfolded_.has_value() ? 1 : 0));
       return answer;
     }
     if (!broken) return answer.status();  // the server's verdict
@@ -428,15 +517,36 @@ void SceneSession::Restore(uint64_t id, const Kept& k, v1::SceneEntity* out) {
 }
 
 absl::Status SceneSession::Finish() {
+  WaitForQueue();  // every message handed over is answered first
+  std::lock_guard<std::mutex> send_lock(send_mu_);
   if (finished_) return finish_status_;
   finished_ = true;
   if (stream_ == nullptr) return finish_status_;
+  // The stream's end within a message's deadline: a server that never
+  // ends it is cancelled.
+  auto watch = std::make_shared<Watch>();
+  watch->stream = stream_.get();
+  grpc::Alarm alarm;
+  if (options_.message_timeout != absl::InfiniteDuration()) {
+    alarm.Set(absl::ToChronoTime(absl::Now() + options_.message_timeout),
+              [watch](bool fired) {
+                std::lock_guard<std::mutex> lock(watch->mu);
+                if (!fired || watch->stream == nullptr) return;
+                watch->fired = true;
+                watch->stream->Cancel();
+              });
+  }
   stream_->WritesDone();
   v1::SceneResponse ignored;
   while (stream_->Read(&ignored)) {
   }
   finish_status_ = ToAbsl(stream_->Finish());
+  {
+    std::lock_guard<std::mutex> watch_lock(watch->mu);
+    watch->stream = nullptr;
+  }
   stream_finished_ = true;
+  std::lock_guard<std::mutex> stream_lock(stream_mu_);
   stream_.reset();
   return finish_status_;
 }

@@ -7,6 +7,8 @@
 // received, so an answer's entity count tells whether the session's
 // config, snapshot, history window and message in flight all arrived.
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -176,15 +178,23 @@ class SceneSessionFaults : public ::testing::Test {
 };
 
 const std::vector<grpc::StatusCode>& EveryErrorCode() {
-  static const auto* codes = new std::vector<grpc::StatusCode>{
-      grpc::StatusCode::CANCELLED,          grpc::StatusCode::UNKNOWN,
-      grpc::StatusCode::INVALID_ARGUMENT,   grpc::StatusCode::DEADLINE_EXCEEDED,
-      grpc::StatusCode::NOT_FOUND,          grpc::StatusCode::ALREADY_EXISTS,
-      grpc::StatusCode::PERMISSION_DENIED,  grpc::StatusCode::RESOURCE_EXHAUSTED,
-      grpc::StatusCode::FAILED_PRECONDITION, grpc::StatusCode::ABORTED,
-      grpc::StatusCode::OUT_OF_RANGE,       grpc::StatusCode::UNIMPLEMENTED,
-      grpc::StatusCode::INTERNAL,           grpc::StatusCode::UNAVAILABLE,
-      grpc::StatusCode::DATA_LOSS,          grpc::StatusCode::UNAUTHENTICATED};
+  static const auto* codes =
+      new std::vector<grpc::StatusCode>{grpc::StatusCode::CANCELLED,
+                                        grpc::StatusCode::UNKNOWN,
+                                        grpc::StatusCode::INVALID_ARGUMENT,
+                                        grpc::StatusCode::DEADLINE_EXCEEDED,
+                                        grpc::StatusCode::NOT_FOUND,
+                                        grpc::StatusCode::ALREADY_EXISTS,
+                                        grpc::StatusCode::PERMISSION_DENIED,
+                                        grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                        grpc::StatusCode::FAILED_PRECONDITION,
+                                        grpc::StatusCode::ABORTED,
+                                        grpc::StatusCode::OUT_OF_RANGE,
+                                        grpc::StatusCode::UNIMPLEMENTED,
+                                        grpc::StatusCode::INTERNAL,
+                                        grpc::StatusCode::UNAVAILABLE,
+                                        grpc::StatusCode::DATA_LOSS,
+                                        grpc::StatusCode::UNAUTHENTICATED};
   return *codes;
 }
 
@@ -275,8 +285,8 @@ TEST_F(SceneSessionFaults, FaultsDuringTheReopenAreRetriedOrReturned) {
       Restart();
       // Message 4 (tick 3) breaks the stream; the reopening is message 5,
       // the replayed ticks 6 on.
-      scenes_->Plan(4, Fault{FaultKind::kEndBefore,
-                            grpc::StatusCode::UNAVAILABLE});
+      scenes_->Plan(
+          4, Fault{FaultKind::kEndBefore, grpc::StatusCode::UNAVAILABLE});
       scenes_->Plan(fault_at, Fault{FaultKind::kEndBefore, code});
       auto session = Open(/*history=*/8);
       ASSERT_TRUE(session.ok()) << session.status();
@@ -368,6 +378,75 @@ TEST_F(SceneSessionFaults, AServerGoneForGoodIsUnavailableNotAHang) {
   (*session)->Finish().IgnoreError();
   absl::StatusOr<v1::SceneResponse> after = (*session)->Send(Tick(3));
   EXPECT_EQ(after.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// Ticks handed over without waiting (SendAsync), a stream broken in the
+// middle of them: every answer arrives, in order, each against the whole
+// world (the failover replays what had no answer).
+TEST_F(SceneSessionFaults,
+       HandedOverMessagesAreAnsweredInOrderThroughAFailover) {
+  scenes_->Plan(5, Fault{FaultKind::kEndBefore, grpc::StatusCode::UNAVAILABLE});
+  auto session = Open();
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<std::future<absl::StatusOr<v1::SceneResponse>>> answers;
+  for (uint64_t t = 1; t <= 10; ++t) {
+    answers.push_back((*session)->SendAsync(Tick(t)));
+  }
+  for (uint64_t t = 1; t <= 10; ++t) {
+    absl::StatusOr<v1::SceneResponse> a = answers[t - 1].get();
+    ASSERT_TRUE(a.ok()) << "tick " << t << ": " << a.status();
+    EXPECT_EQ(a->tick(), t);
+    EXPECT_EQ(a->entities(), EntitiesAfter(t));
+  }
+  EXPECT_EQ((*session)->reopens(), 1);
+  EXPECT_EQ((*session)->in_flight(), 0u);
+  // A blocking Send after them goes on from the same world.
+  absl::StatusOr<v1::SceneResponse> next = (*session)->Send(Tick(11));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->entities(), 3u);
+  EXPECT_TRUE((*session)->Finish().ok());
+}
+
+// A server that answers nothing: the message is handed over all the same
+// (the caller is not held), and fails at its deadline; the next one sent
+// behind it is answered on a new stream.
+TEST_F(SceneSessionFaults, AHandedOverMessageNeverHoldsTheCaller) {
+  scenes_->Plan(3, Fault{FaultKind::kStall, grpc::StatusCode::OK});
+  auto session = Open();
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Send(Tick(1)).ok());
+  auto stalled = (*session)->SendAsync(Tick(2));
+  // The server holds message 3 until the stream is cancelled: the future
+  // cannot be ready before the session's message timeout.
+  EXPECT_EQ(stalled.wait_for(std::chrono::milliseconds(0)),
+            std::future_status::timeout);
+  EXPECT_EQ((*session)->in_flight(), 1u);
+  auto after = (*session)->SendAsync(Tick(2));
+  EXPECT_EQ(stalled.get().status().code(), absl::StatusCode::kDeadlineExceeded);
+  absl::StatusOr<v1::SceneResponse> resent = after.get();
+  ASSERT_TRUE(resent.ok()) << resent.status();
+  EXPECT_EQ(resent->entities(), 2u);
+}
+
+// Destroying a session with messages still handed over ends them
+// (CANCELLED), never a hang or an abort.
+TEST_F(SceneSessionFaults, DestroyingTheSessionCancelsWhatItHolds) {
+  scenes_->Plan(3, Fault{FaultKind::kStall, grpc::StatusCode::OK});
+  std::vector<std::future<absl::StatusOr<v1::SceneResponse>>> answers;
+  {
+    auto session = Open();
+    ASSERT_TRUE(session.ok()) << session.status();
+    for (uint64_t t = 1; t <= 4; ++t) {
+      answers.push_back((*session)->SendAsync(Tick(t)));
+    }
+    ASSERT_TRUE(answers[0].get().ok());
+    // Tick 2 is stalled at the server; ticks 3 and 4 wait behind it.
+  }
+  for (std::size_t i = 1; i < answers.size(); ++i) {
+    absl::StatusOr<v1::SceneResponse> a = answers[i].get();
+    EXPECT_EQ(a.status().code(), absl::StatusCode::kCancelled)
+        << "tick " << i + 1 << ": " << a.status();
+  }
 }
 
 }  // namespace

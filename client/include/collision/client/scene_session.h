@@ -13,8 +13,10 @@
 //   if (!answer.ok()) ...             // rejected (the scene goes on), or the
 //                                     // service unreachable after retries
 //
-// One message at a time (Send blocks for its answer); sequence numbers are
-// the session's. Not thread-safe: one thread per session. Memory, the price
+// Send blocks for its answer; SendAsync hands a message over and returns at
+// once (a future). Sequence numbers are the session's. Not thread-safe: one
+// caller thread per session (the session has a thread of its own for
+// SendAsync). Memory, the price
 // of failover: a compact copy of every entity (~56 bytes: its shape at the
 // oldest tick of the history window) plus the updates of the window as
 // they were sent (config.history_ticks - 1 of them at most; with the
@@ -23,12 +25,16 @@
 #ifndef COLLISION_CLIENT_SCENE_SESSION_H_
 #define COLLISION_CLIENT_SCENE_SESSION_H_
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -86,16 +92,34 @@ class SceneSession {
   // acknowledged world. Never aborts: every failure is a returned status.
   absl::StatusOr<v1::SceneResponse> Send(v1::SceneRequest request);
 
-  // Half-closes the stream and returns its final status (the same status
-  // on every later call). Send after Finish: FAILED_PRECONDITION.
+  // Hands the message over and returns at once: its answer (or the status
+  // Send would return) arrives in the future, messages answered in the
+  // order they were handed over, so that a game loop's own work overlaps
+  // the round trip. The session's own thread sends them one after another
+  // (each written once the one before is answered), with Send's failover;
+  // a Send after SendAsync waits behind the messages handed over before
+  // it. The session's destructor fails the messages it has not sent with
+  // CANCELLED.
+  std::future<absl::StatusOr<v1::SceneResponse>> SendAsync(
+      v1::SceneRequest request);
+  // Messages handed over (SendAsync) and not answered yet.
+  std::size_t in_flight() const;
+
+  // Half-closes the stream once every message handed over is answered, and
+  // returns its final status (the same status on every later call). Send
+  // after Finish: FAILED_PRECONDITION.
   absl::Status Finish();
 
-  // Streams reopened so far, entities and tick as the server acknowledged.
-  int reopens() const { return reopens_; }
-  std::size_t entities() const { return entities_; }
-  std::optional<uint64_t> tick() const { return tick_; }
+  // Streams reopened so far, entities and tick as the server acknowledged
+  // (safe to read while messages are in flight).
+  int reopens() const { return reopens_.load(); }
+  std::size_t entities() const { return entities_.load(); }
+  std::optional<uint64_t> tick() const {
+    return has_tick_.load() ? std::optional<uint64_t>(published_tick_.load())
+                            : std::nullopt;
+  }
   // Updates kept for the history window (resent after a reopen).
-  std::size_t kept_updates() const { return recent_.size(); }
+  std::size_t kept_updates() const { return kept_updates_.load(); }
 
  private:
   SceneSession(const Client& client, const v1::SceneConfig& config,
@@ -104,6 +128,13 @@ class SceneSession {
   absl::Status Reopen();
   // A new stream, on gRPC or the scene port.
   absl::Status OpenStream();
+  // Send's work (send_mu_ held).
+  absl::StatusOr<v1::SceneResponse> SendNow(v1::SceneRequest request);
+  // The session's thread: sends the messages handed over, in order.
+  void Work();
+  void WaitForQueue();
+  // Ends a blocked Write or Read of the current stream, from any thread.
+  void CancelStream();
   // Cancels and finishes the current stream, if any (exactly once).
   void DropStream();
   // What a message's deadline timer may touch, after the message too.
@@ -150,11 +181,31 @@ class SceneSession {
   std::optional<v1::SceneUpdate> unfolded_;  // acknowledged, not yet kept
   uint32_t history_ticks_ = 1;  // as the server said (or derives it)
   std::optional<uint64_t> tick_;
-  std::size_t entities_ = 0;
-  int reopens_ = 0;
   bool stream_finished_ = false;  // stream_->Finish() has been called
   bool finished_ = false;         // the session's Finish()
   absl::Status finish_status_;
+  // What the accessors read while the session's thread works.
+  std::atomic<int> reopens_{0};
+  std::atomic<std::size_t> entities_{0};
+  std::atomic<uint64_t> published_tick_{0};
+  std::atomic<bool> has_tick_{false};
+  std::atomic<std::size_t> kept_updates_{0};
+
+  // One message on the stream at a time: Send's or the session thread's.
+  std::mutex send_mu_;
+  // stream_'s replacement, against CancelStream from another thread.
+  std::mutex stream_mu_;
+  // Messages handed over (SendAsync), and the thread that sends them.
+  struct Queued {
+    v1::SceneRequest request;
+    std::promise<absl::StatusOr<v1::SceneResponse>> answer;
+  };
+  mutable std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<Queued> queue_;
+  std::size_t pending_ = 0;  // queued or being sent
+  std::atomic<bool> stopping_{false};
+  std::thread worker_;
 };
 
 }  // namespace collision::client
