@@ -31,11 +31,15 @@ class SceneSession {
   grpc::Status Precheck(const grpc::ByteBuffer& bytes);
   // The same over a message's bytes in one piece (the scene port's frame).
   grpc::Status PrecheckBytes(absl::string_view bytes);
-  // Scene messages are applied on gRPC's thread in order: the scene is the
-  // stream's own state, and a message is a tick's worth of work (counted as
-  // no items: only the test hook sends them to the pool).
-  bool ComputeInline(const Request&) const {
-    return service_->ComputesInline(0);
+  // A game's tick is applied on gRPC's thread, in order (the scene is the
+  // stream's own state, and a hand-off would cost more than the tick's
+  // work); a message of many queries goes to the worker pool, so that one
+  // scene's costly messages (up to --scene_message_cpu each) never hold the
+  // callback threads that health checks and every other call wait for.
+  static constexpr int kInlineMaxQueries = 1024;
+  bool ComputeInline(const Request& request) const {
+    return service_->ComputesInline(0) &&
+           request.queries_size() <= kInlineMaxQueries;
   }
   // Scene messages are always parsed.
   std::shared_ptr<wire::DecodedRequest> Decode(const grpc::ByteBuffer&) const {
