@@ -19,7 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "collision/client/client.h"
+#include "collision/client/scene_session.h"
 #include "collision/v1/scene.grpc.pb.h"
 #include "collision/v1/scene.pb.h"
 #include "collision/wire/scene_request.h"
@@ -535,6 +538,116 @@ BENCHMARK(BM_SceneReferenceTickLoopback)
     ->ArgsProduct({{1}, {1}, {0, 1}, {1}, {0}, {kGrpc, kScenePort, kPlainTcp}})
     ->ArgsProduct({{1}, {1}, {0}, {1}, {1}, {kGrpc, kScenePort, kPlainTcp}})
     ->Iterations(12 * 64)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// A game server's 64 Hz loop around the C++ SceneSession: each tick it
+// hands the reference tick over, does `work_us` of its own work (busy: the
+// rest of its tick), then takes the answer. `async`: SendAsync, so the
+// round trip overlaps the work; else Send, then the work. Reported: how
+// long the loop waits for the answer beyond its own work (stall), p50/p99:
+// with the round trip overlapped, what is left of it.
+void BM_SceneGameLoop(benchmark::State& state) {
+  const bool async = state.range(0) != 0;
+  const bool port = state.range(1) != 0;
+  const auto work = std::chrono::microseconds(state.range(2));
+  constexpr int kTicks = 64;
+  const Ticks ticks = MakeTicks(true, kTicks, 1, false);
+  std::vector<v1::SceneRequest> requests(kTicks);
+  for (int t = 0; t < kTicks; ++t) {
+    requests[static_cast<size_t>(t)].ParseFromString(
+        ticks.requests[static_cast<size_t>(t)]);
+  }
+  ServerOptions options;
+  options.address = "127.0.0.1:0";
+  options.scene_port_address = "127.0.0.1:0";
+  options.allow_reuseport = false;
+  auto server = CollisionServer::Start(options);
+  if (!server.ok()) {
+    state.SkipWithError(std::string(server.status().message()).c_str());
+    return;
+  }
+  auto client = client::Client::Create((*server)->address());
+  if (!client.ok()) {
+    state.SkipWithError("no client");
+    return;
+  }
+  client::SceneSessionOptions session_options;
+  if (port) {
+    session_options.scene_port =
+        absl::StrCat("127.0.0.1:", (*server)->scene_port());
+  }
+  v1::SceneConfig config;
+  config.set_dimension(v1::DIMENSION_2D);
+  config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  auto session = client::SceneSession::Open(**client, config, session_options);
+  if (!session.ok()) {
+    state.SkipWithError(std::string(session.status().message()).c_str());
+    return;
+  }
+  auto spin = [](std::chrono::microseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  std::vector<double> stalls;
+  uint64_t pass = 0;
+  auto due = std::chrono::steady_clock::now();
+  auto run_pass = [&](bool measured) {
+    const uint64_t offset = pass++ * kTicks;
+    for (int t = 0; t < kTicks; ++t) {
+      v1::SceneRequest request = requests[static_cast<size_t>(t)];
+      request.mutable_update()->set_tick(request.update().tick() + offset);
+      std::this_thread::sleep_until(due);
+      due += std::chrono::microseconds(1000000 / 64);
+      absl::StatusOr<v1::SceneResponse> answer;
+      std::chrono::steady_clock::time_point waited;
+      if (async) {
+        auto future = (*session)->SendAsync(std::move(request));
+        spin(work);
+        waited = std::chrono::steady_clock::now();
+        answer = future.get();
+      } else {
+        waited = std::chrono::steady_clock::now();
+        answer = (*session)->Send(std::move(request));
+        const auto stall = std::chrono::steady_clock::now() - waited;
+        spin(work);
+        waited = std::chrono::steady_clock::now() - stall;
+      }
+      if (!answer.ok()) return false;
+      if (measured) {
+        stalls.push_back(std::chrono::duration<double, std::micro>(
+                             std::chrono::steady_clock::now() - waited)
+                             .count());
+      }
+    }
+    return true;
+  };
+  if (!run_pass(false)) {
+    state.SkipWithError("tick not answered");
+    return;
+  }
+  while (state.KeepRunningBatch(kTicks)) {
+    if (!run_pass(true)) {
+      state.SkipWithError("tick not answered");
+      return;
+    }
+  }
+  (*session)->Finish().IgnoreError();
+  std::sort(stalls.begin(), stalls.end());
+  auto at = [&](double q) {
+    return stalls[std::min(stalls.size() - 1,
+                           static_cast<size_t>(q * stalls.size()))];
+  };
+  state.counters["stall_p50_us"] = at(0.5);
+  state.counters["stall_p99_us"] = at(0.99);
+  (*server)->Shutdown(absl::Seconds(5));
+}
+// 6 passes of 64 ticks (6 s each), whatever --benchmark_min_time.
+BENCHMARK(BM_SceneGameLoop)
+    ->ArgNames({"async", "port", "work_us"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {3000}})
+    ->Iterations(6 * 64)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
