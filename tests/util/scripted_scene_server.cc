@@ -18,6 +18,8 @@
 // counts the messages the server read over all streams, from 1. KIND:
 //   end_before:STATUS  end the stream with STATUS instead of answering
 //   end_after:STATUS   answer, then end the stream with STATUS
+//   reject:STATUS      answer with a StreamError of STATUS (the server's
+//                      verdict on the message, which changes nothing)
 //   stall              answer nothing until the stream is cancelled
 //   delay:MS           answer MS milliseconds late
 //   out_of_step        answer under the next message's sequence number
@@ -74,7 +76,15 @@ ABSL_FLAG(std::string, plan_file, "",
 namespace collision {
 namespace {
 
-enum class FaultKind { kEndBefore, kEndAfter, kStall, kDelay, kOutOfStep, kExit };
+enum class FaultKind {
+  kEndBefore,
+  kEndAfter,
+  kReject,
+  kStall,
+  kDelay,
+  kOutOfStep,
+  kExit
+};
 
 struct Fault {
   FaultKind kind = FaultKind::kEndBefore;
@@ -83,14 +93,23 @@ struct Fault {
   std::string text;  // as the plan wrote it, for the log
 };
 
-constexpr const char* kCodeNames[] = {
-    "OK",        "CANCELLED",         "UNKNOWN",
-    "INVALID_ARGUMENT",              "DEADLINE_EXCEEDED",
-    "NOT_FOUND", "ALREADY_EXISTS",    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",            "FAILED_PRECONDITION",
-    "ABORTED",   "OUT_OF_RANGE",      "UNIMPLEMENTED",
-    "INTERNAL",  "UNAVAILABLE",       "DATA_LOSS",
-    "UNAUTHENTICATED"};
+constexpr const char* kCodeNames[] = {"OK",
+                                      "CANCELLED",
+                                      "UNKNOWN",
+                                      "INVALID_ARGUMENT",
+                                      "DEADLINE_EXCEEDED",
+                                      "NOT_FOUND",
+                                      "ALREADY_EXISTS",
+                                      "PERMISSION_DENIED",
+                                      "RESOURCE_EXHAUSTED",
+                                      "FAILED_PRECONDITION",
+                                      "ABORTED",
+                                      "OUT_OF_RANGE",
+                                      "UNIMPLEMENTED",
+                                      "INTERNAL",
+                                      "UNAVAILABLE",
+                                      "DATA_LOSS",
+                                      "UNAUTHENTICATED"};
 
 absl::StatusOr<grpc::StatusCode> ParseCode(absl::string_view s) {
   int number = 0;
@@ -107,8 +126,8 @@ absl::StatusOr<grpc::StatusCode> ParseCode(absl::string_view s) {
 absl::StatusOr<std::pair<int, Fault>> ParseEntry(absl::string_view entry) {
   const std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat("plan entry \"", entry,
-                                                   "\": ", why));
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan entry \"", entry, "\": ", why));
   };
   int message = 0;
   if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &message) ||
@@ -120,12 +139,13 @@ absl::StatusOr<std::pair<int, Fault>> ParseEntry(absl::string_view entry) {
   const absl::string_view kind = parts[1];
   const bool has_arg = parts.size() == 3;
   if (parts.size() > 3) return bad("too many fields");
-  if (kind == "end_before" || kind == "end_after") {
+  if (kind == "end_before" || kind == "end_after" || kind == "reject") {
     if (!has_arg) return bad("needs a status");
     absl::StatusOr<grpc::StatusCode> code = ParseCode(parts[2]);
     if (!code.ok()) return bad(code.status().message());
-    fault.kind = kind == "end_before" ? FaultKind::kEndBefore
-                                      : FaultKind::kEndAfter;
+    fault.kind = kind == "end_before"  ? FaultKind::kEndBefore
+                 : kind == "end_after" ? FaultKind::kEndAfter
+                                       : FaultKind::kReject;
     fault.code = *code;
   } else if (kind == "delay") {
     int ms = 0;
@@ -140,8 +160,9 @@ absl::StatusOr<std::pair<int, Fault>> ParseEntry(absl::string_view entry) {
                  : kind == "out_of_step" ? FaultKind::kOutOfStep
                                          : FaultKind::kExit;
   } else {
-    return bad("unknown kind (end_before, end_after, stall, delay, "
-               "out_of_step, exit)");
+    return bad(
+        "unknown kind (end_before, end_after, reject, stall, delay, "
+        "out_of_step, exit)");
   }
   return std::make_pair(message, fault);
 }
@@ -211,7 +232,10 @@ class ScriptedScenes final : public v1::SceneService::Service {
       v1::SceneResponse response;
       response.set_sequence(request.sequence() +
                             (is(FaultKind::kOutOfStep) ? 1 : 0));
-      if (!opened && !request.has_config()) {
+      if (is(FaultKind::kReject)) {
+        response.mutable_error()->set_code(fault->code);
+        response.mutable_error()->set_message("scripted verdict");
+      } else if (!opened && !request.has_config()) {
         response.mutable_error()->set_code(grpc::StatusCode::INVALID_ARGUMENT);
         response.mutable_error()->set_message("config is required first");
       } else {
@@ -267,10 +291,10 @@ int Main(int argc, char** argv) {
     std::ifstream in(absl::GetFlag(FLAGS_plan_file));
     std::stringstream text;
     text << in.rdbuf();
-    parsed = in ? ParsePlan(text.str(), &plan)
-                : absl::NotFoundError(absl::StrCat(
-                      "cannot read --plan_file ",
-                      absl::GetFlag(FLAGS_plan_file)));
+    parsed =
+        in ? ParsePlan(text.str(), &plan)
+           : absl::NotFoundError(absl::StrCat("cannot read --plan_file ",
+                                              absl::GetFlag(FLAGS_plan_file)));
   }
   if (!parsed.ok()) {
     std::fprintf(stderr, "scripted_scene_server: %s\n",
