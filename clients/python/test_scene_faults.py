@@ -57,6 +57,7 @@ C = grpc.StatusCode
 # Every status a stream can end with: the 16 errors, and OK (a stream that
 # ends cleanly without the answer).
 STATUSES = list(C)
+ERRORS = [c for c in STATUSES if c != C.OK]  # a StreamError's codes
 TRANSPARENT = {C.OK, C.UNAVAILABLE, C.ABORTED, C.CANCELLED}
 RETRIED_WHILE_RESTORING = TRANSPARENT | {C.RESOURCE_EXHAUSTED}
 SESSION = dict(max_reopens=3, first_backoff=0.001, max_backoff=0.005)
@@ -270,10 +271,12 @@ class FaultMatrix:
         self.assertEqual((outcome.tick, outcome.entities), (tick, entities),
                          "%s: (tick, entities)" % what)
 
-    def assert_error(self, outcome, code, what, scripted=True):
+    def assert_error(self, outcome, code, what, scripted=True,
+                     details="scripted end", sequence=None):
         """A CallError with `code` (InvalidRequest exactly for
-        INVALID_ARGUMENT); `scripted`: the server's own status, as it sent
-        it, for the stream (sequence None)."""
+        INVALID_ARGUMENT); `scripted`: the server's own, as it sent it
+        (`details`), with `sequence` (None: the stream's, not a verdict on
+        a message the caller sent)."""
         self.assertIsInstance(outcome, cc.CallError,
                               "%s: want %s, got %r" % (what, code.name,
                                                        outcome))
@@ -281,8 +284,8 @@ class FaultMatrix:
         self.assertEqual(isinstance(outcome, cc.InvalidRequest),
                          code == C.INVALID_ARGUMENT, what)
         if scripted:
-            self.assertIn("scripted end", outcome.details(), what)
-            self.assertIsNone(outcome.sequence, what)
+            self.assertIn(details, outcome.details(), what)
+            self.assertEqual(outcome.sequence, sequence, what)
 
     def timed(self, step):
         start = time.monotonic()
@@ -416,29 +419,107 @@ class FaultMatrix:
                     d.close()
 
     def test_stream_ended_while_restoring_with_messages_in_flight(self):
-        """As above, with ticks 3 and 4 handed over at once: the restored
-        stream carries both behind the replay; when the restoring fails
-        for good, tick 3 (the oldest) fails and tick 4 is answered from a
-        scene restored again."""
+        """As above, with ticks 3 and 4 handed over at once, the snapshot
+        or the window update ended with a status or answered with a
+        StreamError: the restored stream carries both ticks behind the
+        replay; when the restoring fails for good, tick 3 (the oldest)
+        fails and tick 4 is answered from a scene restored again."""
         if not self.Driver.pipelined:
             self.skipTest("one message at a time")
+        for fault, codes, details in (("end_before", STATUSES, "scripted end"),
+                                      ("reject", ERRORS, "scripted verdict")):
+            for at, what in ((5, "snapshot"), (6, "window update")):
+                for code in codes:
+                    self._restore_with_messages_in_flight(
+                        "%d:%s:%s" % (at, fault, code.name), code, details,
+                        "%s at the %s" % (fault, what))
+
+    def _restore_with_messages_in_flight(self, fault, code, details, what):
+        with self.subTest(status=code.name, fault=what), self.scripted(
+                "4:end_before:UNAVAILABLE", fault, history=2) as (_, d):
+            self.assert_answer(d.send(1), 1, 1, "tick 1")
+            self.assert_answer(d.send(2), 2, 2, "tick 2")
+            third, fourth = d.send_all([3, 4])
+            if code in RETRIED_WHILE_RESTORING:
+                self.assert_answer(third, 3, 3, "tick 3")
+                self.assert_answer(fourth, 4, 3, "tick 4")
+            else:
+                self.assert_error(third, code, "tick 3",
+                                  details=details)
+                # Entity 1 leaves, 4 comes, 3 never did.
+                self.assert_answer(fourth, 4, 2, "tick 4")
+            d.close()
+
+    def test_a_verdict_fails_its_message_alone(self):
+        """The server answers tick 2 (message 3) with a StreamError: that
+        message changed nothing, the stream and the scene go on."""
+        for code in ERRORS:
+            with self.subTest(status=code.name), self.scripted(
+                    "3:reject:" + code.name) as (_, d):
+                self.assert_answer(d.send(1), 1, 1, "tick 1")
+                self.assert_error(d.send(2), code, "tick 2",
+                                  details="scripted verdict", sequence=3)
+                # The world without tick 2: entities 1 and 3.
+                self.assert_answer(d.send(3), 3, 2, "tick 3")
+                self.assertEqual(d.reopens, 0)
+                d.close()
+
+    def test_a_verdict_on_the_opening_is_retried_or_raised(self):
+        for code in ERRORS:
+            with self.subTest(status=code.name), self.scripted(
+                    "1:reject:" + code.name,
+                    open_session=False) as (server, d):
+                if code in RETRIED_WHILE_RESTORING:
+                    d.open(4, MESSAGE_TIMEOUT)
+                    self.assertEqual(server.streams(), 2)
+                    self.assert_answer(d.send(1), 1, 1, "tick 1")
+                    d.close()
+                else:
+                    with self.assertRaises(cc.CallError) as raised:
+                        d.open(4, MESSAGE_TIMEOUT)
+                    self.assert_error(raised.exception, code, "the opening",
+                                      details="scripted verdict")
+                    self.assertEqual(server.streams(), 1)
+
+    def test_a_verdict_while_the_scene_is_restored(self):
+        """As test_stream_ended_while_the_scene_is_restored, the snapshot
+        or the window update answered with a StreamError: a verdict on a
+        message the caller never sent, so the oldest message fails with
+        its status as a stream's (sequence None)."""
         for at, what in ((5, "snapshot"), (6, "window update")):
-            for code in STATUSES:
+            for code in ERRORS:
                 with self.subTest(status=code.name, at=what), self.scripted(
                         "4:end_before:UNAVAILABLE",
-                        "%d:end_before:%s" % (at, code.name),
+                        "%d:reject:%s" % (at, code.name),
                         history=2) as (_, d):
                     self.assert_answer(d.send(1), 1, 1, "tick 1")
                     self.assert_answer(d.send(2), 2, 2, "tick 2")
-                    third, fourth = d.send_all([3, 4])
+                    third = d.send(3)
                     if code in RETRIED_WHILE_RESTORING:
                         self.assert_answer(third, 3, 3, "tick 3")
-                        self.assert_answer(fourth, 4, 3, "tick 4")
                     else:
-                        self.assert_error(third, code, "tick 3")
-                        # Entity 1 leaves, 4 comes, 3 never did.
-                        self.assert_answer(fourth, 4, 2, "tick 4")
+                        self.assert_error(third, code, "tick 3",
+                                          details="scripted verdict")
+                        self.assert_answer(d.send(3), 3, 3, "tick 3 again")
+                    self.assert_answer(d.send(4), 4, 3, "tick 4")
                     d.close()
+
+    def test_a_stall_or_a_garbled_answer_while_restoring(self):
+        """The snapshot (message 5) stalls past message_timeout, or is
+        answered out of step: not retried (DEADLINE_EXCEEDED, INTERNAL for
+        the oldest message); the next send restores the scene whole."""
+        for fault, code in (("stall", C.DEADLINE_EXCEEDED),
+                            ("out_of_step", C.INTERNAL)):
+            with self.subTest(fault=fault), self.scripted(
+                    "4:end_before:UNAVAILABLE", "5:" + fault, history=2,
+                    message_timeout=SHORT_TIMEOUT) as (_, d):
+                self.assert_answer(d.send(1), 1, 1, "tick 1")
+                self.assert_answer(d.send(2), 2, 2, "tick 2")
+                third, took = self.timed(lambda: d.send(3))
+                self.assert_error(third, code, "tick 3", scripted=False)
+                self.assertLess(took, SHORT_TIMEOUT + SLACK)
+                self.assert_answer(d.send(3), 3, 3, "tick 3 again")
+                d.close()
 
     def test_a_stalled_answer_fails_at_the_message_timeout(self):
         with self.scripted("3:stall",

@@ -45,7 +45,8 @@ code() a grpc.StatusCode and the field violations the server listed):
   messages after it go on a new one;
 - when the scene cannot be restored on a new stream for a reason retrying
   will not change (the replay refused, or not answered in time), the
-  oldest unanswered message fails with that status;
+  oldest unanswered message fails with that status (sequence None: the
+  refused message was the session's, not the caller's);
 - UNAVAILABLE "the scene could not be reopened after N attempts" when
   more than max_reopens streams in a row broke or could not be reopened
   (UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED, CANCELLED) without an answer
@@ -521,8 +522,10 @@ class SceneSession:
         for sequence in sequences:
             response = self._read(sequence)
             if response.HasField("error"):
+                # A verdict on the session's own message (config, snapshot,
+                # window): no message of the caller's, so no sequence.
                 self._drop_stream()
-                raise _Broken(error_from_stream(response.error, sequence))
+                raise _Broken(error_from_stream(response.error))
 
     def send(self, request: scene_pb2.SceneRequest
              ) -> scene_pb2.SceneResponse:
@@ -921,11 +924,17 @@ class AsyncSceneSession:
         """An answer: to the replay, or to the oldest message in flight.
         None, or the error that ends the stream."""
         if replay:
-            expected = replay.popleft()
+            # Left in `replay` when it ends the stream: the scene was not
+            # restored, whichever replay message it was (the last one
+            # included), which _ended judges by what retrying may mend.
+            expected = replay[0]
             if response.sequence != expected:
                 return _protocol_error(response.sequence, expected)
             if response.HasField("error"):
-                return error_from_stream(response.error, expected)
+                # A verdict on the session's own message (config, snapshot,
+                # window): no message of the caller's, so no sequence.
+                return error_from_stream(response.error)
+            replay.popleft()
             if not replay:  # the scene is whole again
                 if self._opened.done():
                     self._reopens += 1
