@@ -167,9 +167,22 @@ TEST_P(SimdBatchTest, SubSpanCallsAnswerTheirOwnSlice) {
   EXPECT_EQ(CountClosestMismatches(items, cout, Boundary::kInclusive), 0u);
 }
 
+// An empty batch writes nothing: outputs given as empty views of real
+// buffers keep every value they held.
 TEST(SimdBatch, EmptyBatchesAreANoOp) {
-  IntersectBatch({}, Boundary::kInclusive, {});
-  ClosestPointBatch({}, Boundary::kExclusive, {});
+  std::vector<IntersectResult> out(4);
+  std::vector<ClosestPointResult> closest(4);
+  for (IntersectResult& r : out) r.separation = 42.0f;
+  for (ClosestPointResult& r : closest) r.gap = 42.0f;
+  const std::vector<ShapePair> pairs = MixedPairs(4, 1, Mix::kRandom);
+  const std::vector<ClosestPointItem> items = MixedItems(4, 2, Mix::kRandom);
+  IntersectBatch(absl::MakeConstSpan(pairs).subspan(0, 0),
+                 Boundary::kInclusive, absl::MakeSpan(out).subspan(0, 0));
+  ClosestPointBatch(absl::MakeConstSpan(items).subspan(0, 0),
+                    Boundary::kExclusive,
+                    absl::MakeSpan(closest).subspan(0, 0));
+  for (const IntersectResult& r : out) EXPECT_EQ(r.separation, 42.0f);
+  for (const ClosestPointResult& r : closest) EXPECT_EQ(r.gap, 42.0f);
 }
 
 TEST_P(SimdBatchTest, ConcurrentCallsOnSplitBatchesAreIndependent) {
