@@ -45,6 +45,15 @@ class SceneSessionError extends Error {
   }
 }
 
+// The server's verdict on a message of a failover's replay (a snapshot, a
+// window update): the scene was not restored. No message of the caller's
+// was refused, so it fails the oldest one as a stream's failure would.
+function refusedReplay(response) {
+  const verdict = new StreamMessageError(response);
+  return new SceneSessionError(verdict.code, verdict.details,
+    { fieldViolations: verdict.fieldViolations });
+}
+
 const fromStatus = (status) => new SceneSessionError(status.code,
   status.details, {
     metadata: status.metadata,
@@ -472,16 +481,23 @@ class SceneSession {
   _take(response) {
     const seq = response.sequence;
     if (this._replay.length) {
-      const expected = this._replay.shift();
+      // Left in _replay when it ends the stream: the scene was not
+      // restored, whichever replay message it was (the last one included),
+      // and _ended judges it by what retrying may mend.
+      const expected = this._replay[0];
       if (seq !== expected.toString()) {
         this._dropStream(this._outOfStep(seq, expected));
       } else if (response.error) {
-        this._dropStream(new StreamMessageError(response));
-      } else if (!this._replay.length) {  // the scene is whole again
-        if (this._opened) this._reopens += 1;
-        else this._settleOpen(null);
-        this._armTimer();
-        this._maybeEnd();
+        this._dropStream(this._opened ? refusedReplay(response)
+          : new StreamMessageError(response));  // the config: the caller's
+      } else {
+        this._replay.shift();
+        if (!this._replay.length) {  // the scene is whole again
+          if (this._opened) this._reopens += 1;
+          else this._settleOpen(null);
+          this._armTimer();
+          this._maybeEnd();
+        }
       }
       return;
     }

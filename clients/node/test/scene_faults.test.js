@@ -41,6 +41,7 @@ const { SceneSessionError, status } = cc;
 // ends cleanly without the answer).
 const STATUSES = Object.keys(status).filter((k) => Number.isInteger(status[k]))
   .sort((a, b) => status[a] - status[b]);
+const ERRORS = STATUSES.filter((name) => name !== 'OK');  // a StreamError's
 const TRANSPARENT = new Set(['OK', 'UNAVAILABLE', 'ABORTED', 'CANCELLED']);
 const RETRIED_WHILE_RESTORING = new Set([...TRANSPARENT,
   'RESOURCE_EXHAUSTED']);
@@ -162,19 +163,22 @@ function assertAnswer(o, tick, entities, what) {
     [BigInt(tick), entities], `${what}: [tick, entities]`);
 }
 
-// A SceneSessionError with status `name`; `scripted`: the server's own, as
-// it sent it (details), for the stream (sequence null).
-function assertError(o, name, what, { scripted: fromServer = true } = {}) {
-  assert.ok(o instanceof SceneSessionError,
-    `${what}: want a SceneSessionError ${name}, got ${
+// An error of class `type` (a SceneSessionError: the stream's) with status
+// `name`; `scripted`: the server's own, as it sent it (`details`), with
+// `sequence` (null: not a verdict on a message the caller sent).
+function assertError(o, name, what, { scripted: fromServer = true,
+  type = SceneSessionError, details = /scripted end/, sequence = null } = {}) {
+  assert.ok(o instanceof type,
+    `${what}: want a ${type.name} ${name}, got ${
       o instanceof Error ? o.stack : JSON.stringify(o)}`);
   assert.strictEqual(o.codeName, name, `${what}: ${o.message}`);
   assert.strictEqual(o.code, status[name], what);
   if (fromServer) {
-    assert.match(o.details, /scripted end/, what);
-    assert.strictEqual(o.sequence, null, what);
+    assert.match(o.details, details, what);
+    assert.strictEqual(o.sequence, sequence, what);
   }
 }
+const VERDICT = { details: /scripted verdict/ };
 
 async function timed(step) {
   const started = performance.now();
@@ -182,9 +186,9 @@ async function timed(step) {
   return [result, performance.now() - started];
 }
 
-// Runs `body(name)` for every status, as subtests.
-async function everyStatus(t, body) {
-  for (const name of STATUSES) {
+// Runs `body(name)` for every status (of `names`), as subtests.
+async function everyStatus(t, body, names = STATUSES) {
+  for (const name of names) {
     await t.test(name, () => body(name));
   }
 }
@@ -293,45 +297,98 @@ test('the opening ended with any status is retried or refused',
 
 // History 2: tick 3 (message 4) breaks the stream (UNAVAILABLE); the new
 // stream carries the config with a snapshot of tick 1 (message 5), the
-// window's tick 2 (message 6), then tick 3. The status ends the stream at
-// the snapshot or the window update.
-for (const [at, what] of [[5, 'snapshot'], [6, 'window update']]) {
-  test(`a stream ended with any status at the failover's ${what}`,
-    { timeout: ROW_LIMIT_MS }, (t) => everyStatus(t, (name) => scripted(
-      ['4:end_before:UNAVAILABLE', `${at}:end_before:${name}`],
+// window's tick 2 (message 6), then tick 3. The snapshot or the window
+// update ends the stream with the status, or is answered with a StreamError
+// of it (a verdict on a message the session sent, not the caller: a
+// SceneSessionError, sequence null).
+const RESTORE_FAULTS = [['end_before', STATUSES, {}],
+  ['reject', ERRORS, VERDICT]];
+for (const [fault, names, expected] of RESTORE_FAULTS) {
+  for (const [at, what] of [[5, 'snapshot'], [6, 'window update']]) {
+    const plan = (name) => ['4:end_before:UNAVAILABLE',
+      `${at}:${fault}:${name}`];
+    test(`${fault} with any status at the failover's ${what}`,
+      { timeout: ROW_LIMIT_MS }, (t) => everyStatus(t, (name) => scripted(
+        plan(name), async ({ scene }) => {
+          assertAnswer(await send(scene, 1), 1, 1, 'tick 1');
+          assertAnswer(await send(scene, 2), 2, 2, 'tick 2');
+          const third = await send(scene, 3);
+          if (RETRIED_WHILE_RESTORING.has(name)) {
+            assertAnswer(third, 3, 3, 'tick 3');
+          } else {
+            assertError(third, name, 'tick 3', expected);
+            // Never answered: sent again, on a scene restored whole.
+            assertAnswer(await send(scene, 3), 3, 3, 'tick 3 again');
+          }
+          assertAnswer(await send(scene, 4), 4, 3, 'tick 4');
+          await scene.close();
+        }, { history: 2 }), names));
+
+    test(`${fault} with any status at the failover's ${what}, ` +
+      'messages in flight', { timeout: ROW_LIMIT_MS },
+    (t) => everyStatus(t, (name) => scripted(plan(name),
       async ({ scene }) => {
         assertAnswer(await send(scene, 1), 1, 1, 'tick 1');
         assertAnswer(await send(scene, 2), 2, 2, 'tick 2');
-        const third = await send(scene, 3);
+        const [third, fourth] = await sendAll(scene, [3, 4]);
         if (RETRIED_WHILE_RESTORING.has(name)) {
           assertAnswer(third, 3, 3, 'tick 3');
+          assertAnswer(fourth, 4, 3, 'tick 4');
         } else {
-          assertError(third, name, 'tick 3');
-          // Never answered: sent again, on a scene restored whole.
-          assertAnswer(await send(scene, 3), 3, 3, 'tick 3 again');
+          // Tick 3, the oldest, fails; entity 1 leaves, 4 comes, 3 never
+          // did.
+          assertError(third, name, 'tick 3', expected);
+          assertAnswer(fourth, 4, 2, 'tick 4');
         }
-        assertAnswer(await send(scene, 4), 4, 3, 'tick 4');
         await scene.close();
-      }, { history: 2 })));
+      }, { history: 2 }), names));
+  }
+}
 
-  test(`a stream ended with any status at the failover's ${what}, ` +
-    'messages in flight', { timeout: ROW_LIMIT_MS },
-  (t) => everyStatus(t, (name) => scripted(
-    ['4:end_before:UNAVAILABLE', `${at}:end_before:${name}`],
-    async ({ scene }) => {
+test('a verdict with any status fails its message alone',
+  { timeout: ROW_LIMIT_MS }, (t) => everyStatus(t, (name) => scripted(
+    [`3:reject:${name}`], async ({ scene }) => {
+      // Tick 2 (message 3) answered with a StreamError: that message
+      // changed nothing, the stream and the scene go on.
       assertAnswer(await send(scene, 1), 1, 1, 'tick 1');
-      assertAnswer(await send(scene, 2), 2, 2, 'tick 2');
-      const [third, fourth] = await sendAll(scene, [3, 4]);
-      if (RETRIED_WHILE_RESTORING.has(name)) {
-        assertAnswer(third, 3, 3, 'tick 3');
-        assertAnswer(fourth, 4, 3, 'tick 4');
-      } else {
-        // Tick 3, the oldest, fails; entity 1 leaves, 4 comes, 3 never did.
-        assertError(third, name, 'tick 3');
-        assertAnswer(fourth, 4, 2, 'tick 4');
-      }
+      assertError(await send(scene, 2), name, 'tick 2',
+        { ...VERDICT, type: cc.StreamMessageError, sequence: '3' });
+      assertAnswer(await send(scene, 3), 3, 2, 'tick 3');  // 1 and 3
+      assert.strictEqual(scene.reopens, 0);
       await scene.close();
-    }, { history: 2 })));
+    }), ERRORS));
+
+test('a verdict with any status on the opening is retried or refused',
+  { timeout: ROW_LIMIT_MS }, (t) => everyStatus(t, (name) => scripted(
+    [`1:reject:${name}`], async (env) => {
+      if (RETRIED_WHILE_RESTORING.has(name)) {
+        const scene = await env.open();
+        assert.strictEqual(await env.server.streams(2), 2);
+        assertAnswer(await send(scene, 1), 1, 1, 'tick 1');
+        await scene.close();
+      } else {
+        // docs/node.md: the opening's StreamMessageError.
+        assertError(await outcome(env.open()), name, 'the opening',
+          { ...VERDICT, type: cc.StreamMessageError, sequence: '1' });
+        assert.strictEqual(await env.server.streams(1), 1);
+      }
+    }, { open: false }), ERRORS));
+
+for (const [fault, name] of [['stall', 'DEADLINE_EXCEEDED'],
+  ['out_of_step', 'INTERNAL']]) {
+  oneCase(`a ${fault} at the failover's snapshot fails the oldest message`,
+    () => scripted(['4:end_before:UNAVAILABLE', `5:${fault}`],
+      async ({ scene }) => {
+        // Not retried: the oldest message fails, the next send restores
+        // the scene whole.
+        assertAnswer(await send(scene, 1), 1, 1, 'tick 1');
+        assertAnswer(await send(scene, 2), 2, 2, 'tick 2');
+        const [third, took] = await timed(() => send(scene, 3));
+        assertError(third, name, 'tick 3', { scripted: false });
+        assert.ok(took < SHORT_TIMEOUT_MS + SLACK_MS, `${took} ms`);
+        assertAnswer(await send(scene, 3), 3, 3, 'tick 3 again');
+        await scene.close();
+      }, { history: 2, messageTimeoutMs: SHORT_TIMEOUT_MS }));
 }
 
 oneCase('a stalled answer fails at messageTimeoutMs, the next is answered',
