@@ -98,25 +98,11 @@ constexpr std::array<std::string_view, 9> kKnownReasons = {
 
 // Indexed by the numeric grpc::StatusCode (0..16).
 constexpr int kNumCodes = 17;
-constexpr std::array<const char*, kNumCodes> kCodeNames = {
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-};
+// A code's canonical name ("INVALID_ARGUMENT"): gRPC's and absl's codes are
+// the same numbers.
+std::string CodeName(int code) {
+  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+}
 constexpr int kUnknownCodeIndex = 2;
 
 template <std::size_t N>
@@ -286,7 +272,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
       for (int c = 0; c < kNumCodes; ++c) {
         stream_series_[i].answered[static_cast<std::size_t>(c)] =
             &stream_messages_.Add(
-                {{"grpc_method", method}, {"grpc_code", kCodeNames[c]}});
+                {{"grpc_method", method}, {"grpc_code", CodeName(c)}});
       }
     }
     for (std::size_t i = 0; i < kKnownKinds.size(); ++i) {
@@ -462,7 +448,7 @@ class PrometheusMetricsImpl final : public PrometheusMetrics {
     s.started = &started_.Add(labels);
     for (int c = 0; c < kNumCodes; ++c) {
       prometheus::Labels with_code = labels;
-      with_code.emplace("grpc_code", kCodeNames[static_cast<std::size_t>(c)]);
+      with_code.emplace("grpc_code", CodeName(c));
       s.handled[static_cast<std::size_t>(c)] = &handled_.Add(with_code);
     }
     // Sorted by label name, as prometheus-cpp orders its own labels.
