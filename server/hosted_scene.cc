@@ -1,4 +1,4 @@
-#include "server/scene_session.h"
+#include "server/hosted_scene.h"
 
 #include <malloc.h>
 
@@ -28,13 +28,13 @@ const char* QueryKindName(const wire::ParsedSceneQuery& q) {
 
 }  // namespace
 
-SceneSession::SceneSession(CollisionServiceImpl* service,
-                           grpc::CallbackServerContext*)
+HostedScene::HostedScene(CollisionServiceImpl* service,
+                         grpc::CallbackServerContext*)
     : service_(service), limits_(service->options_.scenes) {}
 
-SceneSession::~SceneSession() { Close(); }
+HostedScene::~HostedScene() { Close(); }
 
-grpc::Status SceneSession::Precheck(const grpc::ByteBuffer& bytes) {
+grpc::Status HostedScene::Precheck(const grpc::ByteBuffer& bytes) {
   const uint64_t max_entities =
       settings_ ? settings_->max_entities : limits_.max_entities;
   return ToGrpc(ReadBytes(bytes, [&](auto* in) {
@@ -42,7 +42,7 @@ grpc::Status SceneSession::Precheck(const grpc::ByteBuffer& bytes) {
   }));
 }
 
-grpc::Status SceneSession::PrecheckBytes(absl::string_view bytes) {
+grpc::Status HostedScene::PrecheckBytes(absl::string_view bytes) {
   const uint64_t max_entities =
       settings_ ? settings_->max_entities : limits_.max_entities;
   google::protobuf::io::ArrayInputStream in(bytes.data(),
@@ -51,7 +51,7 @@ grpc::Status SceneSession::PrecheckBytes(absl::string_view bytes) {
       wire::PrecheckSceneRequest(&in, max_entities, limits_.max_queries));
 }
 
-grpc::Status SceneSession::Open(const v1::SceneConfig& config) {
+grpc::Status HostedScene::Open(const v1::SceneConfig& config) {
   absl::StatusOr<wire::SceneSettings> settings =
       wire::ParseSceneConfig(config, limits_);
   if (!settings.ok()) return ToGrpc(settings.status());
@@ -72,7 +72,7 @@ grpc::Status SceneSession::Open(const v1::SceneConfig& config) {
   return grpc::Status::OK;
 }
 
-void SceneSession::Close() {
+void HostedScene::Close() {
   if (!scene_) return;
   const int64_t entities = static_cast<int64_t>(scene_->size());
   scene_.reset();
@@ -92,7 +92,7 @@ void SceneSession::Close() {
   tick_.reset();
 }
 
-std::size_t SceneSession::HistoryBudget(std::size_t entities_at_most) const {
+std::size_t HostedScene::HistoryBudget(std::size_t entities_at_most) const {
   const std::size_t scene_bytes = std::max(
       scene_->Stats().memory_bytes,
       SceneBytesAtLeast(std::min(entities_at_most, settings_->max_entities),
@@ -103,8 +103,8 @@ std::size_t SceneSession::HistoryBudget(std::size_t entities_at_most) const {
   return std::min(limits_.history_bytes, left);
 }
 
-grpc::Status SceneSession::Process(const Request& request, Response* response,
-                                   grpc::CallbackServerContext*) {
+grpc::Status HostedScene::Process(const Request& request, Response* response,
+                                  grpc::CallbackServerContext*) {
   const absl::Time start = absl::Now();
   const bool first = !scene_.has_value();
   if (first) {
@@ -164,14 +164,14 @@ grpc::Status SceneSession::Process(const Request& request, Response* response,
   return grpc::Status::OK;
 }
 
-void SceneSession::AfterAnswer() {
+void HostedScene::AfterAnswer() {
   if (!unrecorded_tick_.has_value()) return;
   history_->Commit(*unrecorded_tick_);
   unrecorded_tick_.reset();
   ReportMemory();
 }
 
-void SceneSession::ReportMemory() {
+void HostedScene::ReportMemory() {
   int64_t held = static_cast<int64_t>(scene_->Stats().memory_bytes);
   if (history_) {
     const int64_t bytes = static_cast<int64_t>(history_->Stats().memory_bytes);
@@ -185,7 +185,7 @@ void SceneSession::ReportMemory() {
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 SceneServiceImpl::Session(grpc::CallbackServerContext* context) {
-  return new StreamReactor<SceneSession>(collision_, context);
+  return new StreamReactor<HostedScene>(collision_, context);
 }
 
 }  // namespace collision::server

@@ -1,8 +1,9 @@
 // collision.v1.SceneService: one scene per Session stream (see scene.proto).
 // The stream's life (admission, arenas, order, maximum age) is the shared
-// StreamReactor's; SceneSession is what each message does to the scene.
-#ifndef COLLISION_SERVER_SCENE_SESSION_H_
-#define COLLISION_SERVER_SCENE_SESSION_H_
+// StreamReactor's, or the scene port's; HostedScene is what each message does
+// to the scene. (The client's SceneSession is the other end of the stream.)
+#ifndef COLLISION_SERVER_HOSTED_SCENE_H_
+#define COLLISION_SERVER_HOSTED_SCENE_H_
 
 #include <memory>
 #include <optional>
@@ -16,17 +17,17 @@
 
 namespace collision::server {
 
-class SceneSession {
+class HostedScene {
  public:
   using Request = v1::SceneRequest;
   using Response = v1::SceneResponse;
   static constexpr char kMethod[] = "SceneSession";
 
-  SceneSession(CollisionServiceImpl* service,
-               grpc::CallbackServerContext* context);
-  ~SceneSession();
-  SceneSession(const SceneSession&) = delete;
-  SceneSession& operator=(const SceneSession&) = delete;
+  HostedScene(CollisionServiceImpl* service,
+              grpc::CallbackServerContext* context);
+  ~HostedScene();
+  HostedScene(const HostedScene&) = delete;
+  HostedScene& operator=(const HostedScene&) = delete;
 
   grpc::Status Precheck(const grpc::ByteBuffer& bytes);
   // The same over a message's bytes in one piece (the scene port's frame).
@@ -100,4 +101,4 @@ class SceneServiceImpl final : public RawSceneService {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_SCENE_SESSION_H_
+#endif  // COLLISION_SERVER_HOSTED_SCENE_H_

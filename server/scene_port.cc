@@ -26,8 +26,8 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/event_log.h"
+#include "server/hosted_scene.h"
 #include "server/raw_messages.h"
-#include "server/scene_session.h"
 #include "server/status.h"
 
 namespace collision::server {
@@ -383,7 +383,7 @@ void ScenePort::Serve(int fd, const std::string& peer) {
     }
   }
 
-  SceneSession session(service_, nullptr);
+  HostedScene session(service_, nullptr);
   uint64_t messages = 0;
   while (end.ok()) {
     // Between two messages: the port stopping or the stream's age end it.
@@ -466,7 +466,7 @@ void ScenePort::Serve(int fd, const std::string& peer) {
       }
       if (s.ok()) s = session.Process(*request, response, nullptr);
       if (!s.ok()) {
-        SceneSession::ClearAnswer(response);
+        HostedScene::ClearAnswer(response);
         response->set_sequence(sequence);
         ToStreamError(s, response->mutable_error());
         if (s.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {

@@ -7,7 +7,7 @@
 // SceneRequests answered by SceneResponses (scene.proto).
 //
 // Everything the gRPC stream promises holds here too, through the same
-// SceneSession and the same service: tokens, the scene budgets and limits,
+// HostedScene and the same service: tokens, the scene budgets and limits,
 // the in-flight admission, metrics (method "SceneSession", type
 // "tcp_stream"), the maximum stream age and drains (the stream ends at a
 // message boundary with `end` UNAVAILABLE). What differs:

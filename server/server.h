@@ -14,10 +14,10 @@
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "server/connection_gate.h"
+#include "server/hosted_scene.h"
 #include "server/listener_limit.h"
 #include "server/metrics.h"
 #include "server/scene_port.h"
-#include "server/scene_session.h"
 #include "server/service.h"
 #include "server/transport_shedder.h"
 

@@ -147,7 +147,7 @@ class CollisionServiceImpl final : public RawCollisionService {
   friend class StreamReactor;
   friend class UnaryCall;
   friend struct QueryStreamSession;
-  friend class SceneSession;
+  friend class HostedScene;
   friend class ScenePort;
 
   // Takes an in-flight slot for a request of `bytes` encoded bytes; false
