@@ -31,8 +31,9 @@
 //
 // Listens on --address (127.0.0.1:0) without SO_REUSEPORT, writes the bound
 // port to --port_file (renamed into place once serving), logs each stream
-// and each fault on stdout, and stops on SIGTERM or SIGINT (exit 0). A plan
-// it cannot read: exit 2 with the reason on stderr.
+// ("stream N", "stream N ended: STATUS") and each fault ("message N: KIND")
+// on stdout, and stops on SIGTERM or SIGINT (exit 0). A plan it cannot read:
+// exit 2 with the reason on stderr.
 #include <pthread.h>
 #include <signal.h>
 
@@ -196,10 +197,24 @@ class ScriptedScenes final : public v1::SceneService::Service {
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<v1::SceneResponse, v1::SceneRequest>* stream)
       override {
+    int number;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      Log(absl::StrCat("stream ", ++streams_));
+      number = ++streams_;
     }
+    Log(absl::StrCat("stream ", number));
+    const grpc::Status status = Serve(context, stream);
+    // Before the status leaves: a test that waits for this line and then a
+    // moment knows the client has it.
+    Log(absl::StrCat("stream ", number,
+                     " ended: ", kCodeNames[status.error_code()]));
+    return status;
+  }
+
+ private:
+  grpc::Status Serve(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::SceneResponse, v1::SceneRequest>* stream) {
     std::set<uint64_t> world;
     uint64_t tick = 0;
     bool opened = false;
@@ -261,7 +276,6 @@ class ScriptedScenes final : public v1::SceneService::Service {
     return grpc::Status::OK;
   }
 
- private:
   const std::map<int, Fault> plan_;
   std::mutex mu_;
   int messages_ = 0;
