@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import faulthandler
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -61,10 +62,10 @@ ERRORS = [c for c in STATUSES if c != C.OK]  # a StreamError's codes
 TRANSPARENT = {C.OK, C.UNAVAILABLE, C.ABORTED, C.CANCELLED}
 RETRIED_WHILE_RESTORING = TRANSPARENT | {C.RESOURCE_EXHAUSTED}
 SESSION = dict(max_reopens=3, first_backoff=0.001, max_backoff=0.005)
-MESSAGE_TIMEOUT = 2.0  # the cases that expect no timeout
+MESSAGE_TIMEOUT = 5.0  # the cases that expect no timeout (a loaded machine)
 SHORT_TIMEOUT = 0.4    # the stalls
 SLACK = 3.0            # what an outcome may take past its own deadline
-IDLE = 0.3             # long enough for a stream's status to arrive
+IDLE = 0.3             # for a status the server has sent to arrive
 
 
 def tick_request(t):
@@ -117,8 +118,18 @@ class ScriptedServer:
 
     def streams(self):
         """Streams the server saw opened."""
-        return sum(line.startswith("stream ")
+        return sum(re.fullmatch(r"stream \d+", line) is not None
                    for line in self.log_text().splitlines())
+
+    def wait_for_log(self, line):
+        """Until the server logged `line` (bounded): "stream 1 ended: ..."
+        is logged just before that status is sent."""
+        deadline = time.monotonic() + 5
+        while not any(logged.startswith(line)
+                      for logged in self.log_text().splitlines()):
+            if time.monotonic() > deadline:
+                raise AssertionError("the server never logged %r" % line)
+            time.sleep(0.005)
 
     def kill(self):
         self.proc.kill()
@@ -368,9 +379,10 @@ class FaultMatrix:
         status fails the message that was the oldest unanswered one)."""
         for code in STATUSES:
             with self.subTest(status=code.name), self.scripted(
-                    "3:end_after:" + code.name) as (_, d):
+                    "3:end_after:" + code.name) as (server, d):
                 self.assert_answer(d.send(1), 1, 1, "tick 1")
                 self.assert_answer(d.send(2), 2, 2, "tick 2")
+                server.wait_for_log("stream 1 ended")
                 d.idle(IDLE)
                 self.assert_answer(d.send(3), 3, 3, "tick 3")
                 self.assertEqual(d.reopens, 1)
