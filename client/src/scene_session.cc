@@ -179,7 +179,8 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
                 watch->stream->Cancel();
               });
   }
-  const bool answered = stream_->Write(*request) && stream_->Read(&response);
+  const bool written = stream_->Write(*request);
+  const bool answered = written && stream_->Read(&response);
   bool timed_out;
   {
     std::lock_guard<std::mutex> lock(watch->mu);
@@ -200,7 +201,10 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
                        absl::FormatDuration(options_.message_timeout),
                        "); the next message reopens the scene"));
     }
-    *broken = s.ok() || StreamBroke(s);
+    // A stream that was over before this message could be written (it
+    // ended while the session was idle) never saw it: whatever its status,
+    // the message goes on a new stream.
+    *broken = s.ok() || StreamBroke(s) || !written;
     if (s.ok()) {
       return absl::UnavailableError("the scene stream ended without an answer");
     }
