@@ -463,9 +463,22 @@ CastResult Cast2(Vec2 o, float r, Vec2 d, float max, const Shape& target,
       break;
     }
     case ShapeKind::kRect: {
+      // In the rectangle's own frame (its min corner at 0), as a rotated
+      // rectangle is cast in its: far from the world's origin the
+      // cast's arithmetic on world coordinates lost what the frame keeps
+      // (a sweep 1e5 away was off by 3e-3; now it answers as the same
+      // rectangle given as a rotated one with no turn and no pivot).
       const Rect& rect = std::get<Rect>(target);
-      out = CastSolid<2>(s, r, Solid<2>{A(rect.min), A(rect.max), 0.0f, false},
+      const Segment<2> local{A(Vec2{o.x - rect.min.x, o.y - rect.min.y}), A(d),
+                             max};
+      const Vec2 size{rect.max.x - rect.min.x, rect.max.y - rect.min.y};
+      out = CastSolid<2>(local, r,
+                         Solid<2>{A(Vec2{0.0f, 0.0f}), A(size), 0.0f, false},
                          boundary, 0);
+      if (out.hit) {
+        out.point.x += rect.min.x;
+        out.point.y += rect.min.y;
+      }
       break;
     }
     case ShapeKind::kRotatedRect:

@@ -43,7 +43,12 @@
 //   direction is closer to the x axis (local x when |cos| >= |sin|), so
 //   that a quarter-turned rectangle gives the same hit, distance and
 //   normal as the axis-aligned one (the point may differ by rounding, as it
-//   goes through the local frame). 2D casts report z = 0. On a miss every
+//   goes through the local frame). An axis-aligned rectangle is cast in its
+//   own frame too (its min corner at 0), so it answers bit for bit as the
+//   rotated rectangle of the same corners with no turn and no pivot, and as
+//   precisely far from the origin as near it (the answer's error scales
+//   with the shapes and the cast, not with their distance from the origin:
+//   tested to offsets of 1e6). 2D casts report z = 0. On a miss every
 //   other field is 0.
 // - Inputs are assumed validated like shapes.h (finite, |value| <=
 //   kMaxMagnitude, unit direction within kDirectionUnitTolerance,
