@@ -161,7 +161,7 @@ absl::Status SceneSession::Reopen() {
 }
 
 absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
-    v1::SceneRequest* request, bool* broken) {
+    v1::SceneRequest* request, bool* broken, bool fold) {
   *broken = false;
   request->set_sequence(++sequence_);
   v1::SceneResponse response;
@@ -180,6 +180,9 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
               });
   }
   const bool written = stream_->Write(*request);
+  // The previous answer's update is kept (folded) while the server works
+  // on this message, not before it is sent: off the round trip.
+  if (written && fold) Fold();
   const bool answered = written && stream_->Read(&response);
   bool timed_out;
   {
@@ -287,7 +290,6 @@ absl::StatusOr<v1::SceneResponse> SceneSession::SendNow(
     v1::SceneRequest request) {
   if (finished_) return absl::FailedPreconditionError("session finished");
   request.clear_config();
-  Fold();  // the previous answer's update, now that the caller has it
   absl::Duration backoff = options_.first_backoff;
   absl::Status last;
   for (int attempt = 0; attempt <= options_.max_reopens_per_message;
@@ -305,7 +307,8 @@ absl::StatusOr<v1::SceneResponse> SceneSession::SendNow(
       reopens_.fetch_add(1);
     }
     bool broken = false;
-    absl::StatusOr<v1::SceneResponse> answer = Exchange(&request, &broken);
+    absl::StatusOr<v1::SceneResponse> answer =
+        Exchange(&request, &broken, /*fold=*/true);
     if (answer.ok()) {
       if (request.has_update()) {
         tick_ = request.update().tick();

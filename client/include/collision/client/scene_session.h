@@ -20,8 +20,8 @@
 // of failover: a compact copy of every entity (~56 bytes: its shape at the
 // oldest tick of the history window) plus the updates of the window as
 // they were sent (config.history_ticks - 1 of them at most; with the
-// default, one second of ticks); acknowledged updates are kept and folded
-// at the next Send, off the answer's path.
+// default, one second of ticks); an acknowledged update is kept and folded
+// while the next message is on its way to the server, off the round trip.
 #ifndef COLLISION_CLIENT_SCENE_SESSION_H_
 #define COLLISION_CLIENT_SCENE_SESSION_H_
 
@@ -145,8 +145,10 @@ class SceneSession {
   };
   // One message on the current stream; UNAVAILABLE-like statuses mean the
   // stream broke (retry), others are the server's answer.
+  // `fold`: keeps the previous answer's update while this one is on its
+  // way (Fold), off the round trip.
   absl::StatusOr<v1::SceneResponse> Exchange(v1::SceneRequest* request,
-                                             bool* broken);
+                                             bool* broken, bool fold = false);
   // Keeps the last acknowledged update and folds the ones that left the
   // history window into world_.
   void Fold();
