@@ -44,7 +44,7 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
   absl::Mutex mu;
   int pending = kConnections * kCallsEach;
   // An honest caller through the burst: shed like anyone while four calls
-  // are in flight, but never failed.
+  // are in flight (and retried after the pushback), but never failed.
   honest_->Start();
   for (auto& stub : stubs) {
     for (int i = 0; i < kCallsEach; ++i) {
@@ -106,9 +106,8 @@ TEST_F(Hardening, OversizedMetadataRejectsItsCallAloneNotTheConnection) {
   pair->mutable_a()->mutable_point();
   pair->mutable_b()->mutable_point();
   tick.set_sequence(1);
-  ASSERT_TRUE(stream->Write(tick));
   v1::QueryStreamResponse answer;
-  ASSERT_TRUE(stream->Read(&answer));
+  ASSERT_TRUE(ExchangeRetryingWhileShed(stream.get(), tick, &answer));
   // Calls with a 9,000-byte header on the same channel (connection), 200
   // one after another (one is too short to time a caller by), an honest
   // caller on another connection meanwhile.
@@ -127,12 +126,12 @@ TEST_F(Hardening, OversizedMetadataRejectsItsCallAloneNotTheConnection) {
   }
   // The stream is untouched.
   tick.set_sequence(2);
-  ASSERT_TRUE(stream->Write(tick));
-  ASSERT_TRUE(stream->Read(&answer));
+  ASSERT_TRUE(ExchangeRetryingWhileShed(stream.get(), tick, &answer));
   EXPECT_EQ(answer.sequence(), 2u);
+  EXPECT_EQ(answer.intersect().results_size(), 1) << answer.error().message();
   ExpectHonestCallerServed(
       "200 calls with a 9,000-byte header beside an open stream",
-      honest_->Stop(), Shedding::kNever);
+      honest_->Stop(), Shedding::kNeverForCapacity);
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
 }
@@ -263,7 +262,7 @@ TEST_F(Hardening, ConnectionsBeyondTheLimitAreRefusedAndTheOthersGoOn) {
   // The kept connections go on: the honest caller on its own.
   ASSERT_NO_FATAL_FAILURE(
       ExpectHonestCallerServed("80 connections against --max_connections=16",
-                               honest_->Stop(), Shedding::kNever));
+                               honest_->Stop(), Shedding::kNeverForCapacity));
   // Once the flood is gone, new connections are taken again.
   flood.clear();
   const absl::Time until = absl::Now() + absl::Seconds(30);

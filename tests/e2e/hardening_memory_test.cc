@@ -3,7 +3,8 @@
 // a huge stream message, half-sent messages, piles of streams, answers
 // nobody reads. Each asserts its bound from /proc and that an honest caller
 // is still answered; most measure an honest caller's latency through the
-// attack (asserting only that it is answered, right, and not shed).
+// attack (asserting only that it is answered, right, and not shed for
+// capacity).
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -61,7 +62,8 @@ TEST_F(Hardening, CompressedRequestsAreRefusedOnTheirHeadersBeforeTheBody) {
                  LiteralValue(ending.trailer_block, "grpc-status") == "0")
         << "bomb " << i;
   }
-  ExpectHonestCallerServed("50 gzip bombs", honest_->Stop(), Shedding::kNever);
+  ExpectHonestCallerServed("50 gzip bombs", honest_->Stop(),
+                           Shedding::kNeverForCapacity);
   EXPECT_LT(Measured("50 gzip bombs: peak RSS growth",
                      server_->PeakRssBytes() - before),
             48 * kBound);
@@ -94,7 +96,7 @@ TEST_F(Hardening, AnOversizedBatchIsRejectedOnItsBytesBeforeParsing) {
   }
   for (auto& t : callers) t.join();
   ExpectHonestCallerServed("3 x 5M empty pairs", honest_->Stop(),
-                           Shedding::kNever);
+                           Shedding::kNeverForCapacity);
   for (const grpc::Status& s : statuses) {
     // Shed when three 10 MB requests pass --max_in_flight_bytes together;
     // otherwise refused by count.
@@ -148,13 +150,12 @@ TEST_F(Hardening, AStreamForgetsAMessageOnceItIsAnswered) {
   pair->mutable_a()->mutable_circle()->set_radius(1);
   pair->mutable_a()->mutable_circle()->mutable_center();
   pair->mutable_b()->mutable_point()->set_x(1);
-  ASSERT_TRUE(stream->Write(real));
-  ASSERT_TRUE(stream->Read(&response));
+  ASSERT_TRUE(ExchangeRetryingWhileShed(stream.get(), real, &response));
   EXPECT_EQ(response.sequence(), 8u);
   ASSERT_EQ(response.intersect().results_size(), 1);
   EXPECT_TRUE(response.intersect().results(0).hit());
   ExpectHonestCallerServed("stream with a 5M-pair message", honest_->Stop(),
-                           Shedding::kNever);
+                           Shedding::kNeverForCapacity);
   EXPECT_LT(Measured("stream with a 5M-pair message: peak RSS growth",
                      server_->PeakRssBytes() - before),
             64 * kBound);
@@ -191,7 +192,7 @@ TEST_F(Hardening, HalfSentMessagesPastTheTransportBudgetLoseTheirConnections) {
     for (auto& t : attackers) t.join();
   }
   ExpectHonestCallerServed("120 half-sent 64 MiB messages", honest_->Stop(),
-                           Shedding::kNever);
+                           Shedding::kNeverForCapacity);
   const char* const kWhat = "120 half-sent 64 MiB messages";
   Measured(absl::StrCat(kWhat, ": bytes the server took").c_str(), offered);
   const int64_t peak =
@@ -255,12 +256,8 @@ TEST_P(TransportAccounting, HalfSentMessagesCountAndHonestCallsDoNot) {
   ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
   honest_->Start();  // small unary calls, one after another
   // Large unary calls and a stream of large messages on one connection,
-  // which stays open: 20 x 40,000 pairs, 50 messages of 5,000.
-  const auto with_token = [](grpc::ClientContext* context) {
-    context->AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
-    context->set_deadline(std::chrono::system_clock::now() +
-                          std::chrono::seconds(30));
-  };
+  // which stays open: 20 x 40,000 pairs, 50 messages of 5,000. (Each is
+  // sent again while it is shed, as the honest caller's are.)
   const auto pairs = [](int n, v1::IntersectRequest* request) {
     request->set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
     for (int i = 0; i < n; ++i) {
@@ -274,23 +271,27 @@ TEST_P(TransportAccounting, HalfSentMessagesCountAndHonestCallsDoNot) {
   v1::IntersectRequest large;
   pairs(40000, &large);
   for (int i = 0; i < 20; ++i) {
-    grpc::ClientContext context;
-    with_token(&context);
     v1::IntersectResponse response;
-    ASSERT_TRUE(stub_->Intersect(&context, large, &response).ok());
+    const grpc::Status s =
+        CallRetryingWhileShed([&](grpc::ClientContext* context) {
+          return stub_->Intersect(context, large, &response);
+        });
+    ASSERT_TRUE(s.ok()) << s.error_code() << " " << s.error_message();
     ASSERT_EQ(response.results_size(), 40000);
   }
   grpc::ClientContext stream_context;
-  with_token(&stream_context);
+  stream_context.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
+  stream_context.set_deadline(std::chrono::system_clock::now() +
+                              std::chrono::seconds(60));
   auto stream = stub_->QueryStream(&stream_context);
   v1::QueryStreamRequest message;
   pairs(5000, message.mutable_intersect());
   for (int i = 0; i < 50; ++i) {
     message.set_sequence(static_cast<uint64_t>(i));
-    ASSERT_TRUE(stream->Write(message));
     v1::QueryStreamResponse response;
-    ASSERT_TRUE(stream->Read(&response));
-    ASSERT_EQ(response.intersect().results_size(), 5000);
+    ASSERT_TRUE(ExchangeRetryingWhileShed(stream.get(), message, &response));
+    ASSERT_EQ(response.intersect().results_size(), 5000)
+        << response.error().message();
   }
   // A message announced as 64 MiB, 8 MiB of it sent, held open.
   constexpr int64_t kHalf = 8 * kMiB;
@@ -340,7 +341,7 @@ TEST_F(Hardening, ManySmallHalfSentMessagesAddUpAndAreCut) {
   EXPECT_TRUE(MetricReaches(kCut, 40));
   for (auto& t : attackers) t.join();
   ExpectHonestCallerServed("96 x 192 KiB half-sent", honest_->Stop(),
-                           Shedding::kNever);
+                           Shedding::kNeverForCapacity);
   const double cut = Metric(kCut);
   std::printf("[ measured ] 96 x 192 KiB half-sent: %.0f connections cut\n",
               cut);
@@ -432,7 +433,7 @@ TEST_F(Hardening, StreamsPerConnectionAreBounded) {
   }
   greedy.DrainFor(absl::Milliseconds(500));
   ExpectHonestCallerServed("5,000 streams on one connection", honest_->Stop(),
-                           Shedding::kNever);
+                           Shedding::kNeverForCapacity);
   EXPECT_LT(Measured("5,000 streams on one connection: peak RSS growth",
                      server_->PeakRssBytes() - before),
             256 * kBound + 64 * kBound);
@@ -502,7 +503,7 @@ TEST_F(Hardening, AnswersNobodyReadsAreBoundedByTheInFlightLimits) {
   // could take a slot the counts above expect). A connection holding none
   // gets one of the 4 left, so it is never shed.
   ExpectHonestCallerServed("200 unread 1.8 MB answers", honest_->Run(200),
-                           Shedding::kNever);
+                           Shedding::kNeverForCapacity);
   // 16 answers of ~1.8 MB, not 200 (once ~1 GB for 30 streams).
   EXPECT_LT(Measured("200 unread 1.8 MB answers: peak RSS growth",
                      server_->PeakRssBytes() - before),

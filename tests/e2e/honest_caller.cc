@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
 
 namespace collision::hardening_testing {
@@ -56,7 +60,7 @@ HonestCaller::~HonestCaller() {
 
 Latencies HonestCaller::Run(int calls) {
   Tally tally;
-  for (int i = 0; i < calls; ++i) Call(&tally);
+  for (int i = 0; i < calls && tally.failed == 0; ++i) Call(&tally);
   return Summarize(std::move(tally));
 }
 
@@ -67,12 +71,6 @@ void HonestCaller::Start() {
     do {
       Call(&running_);
     } while (!stop_.load());
-    const auto until =
-        std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (running_.answered_ms.empty() && running_.failed == 0 &&
-           std::chrono::steady_clock::now() < until) {
-      Call(&running_);
-    }
   });
 }
 
@@ -83,40 +81,69 @@ Latencies HonestCaller::Stop() {
 }
 
 void HonestCaller::Call(Tally* tally) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(10));
-  context.AddMetadata("authorization", authorization_);
-  v1::IntersectResponse response;
-  const auto start = std::chrono::steady_clock::now();
-  const grpc::Status s = stub_->Intersect(&context, request_, &response);
-  const std::chrono::duration<double, std::milli> ms =
-      std::chrono::steady_clock::now() - start;
-  if (s.error_code() == grpc::StatusCode::UNAVAILABLE &&
-      context.GetServerTrailingMetadata().count("grpc-retry-pushback-ms") !=
-          0) {
-    ++tally->shed;
-    return;
-  }
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::seconds(10);
+  int shed = 0;  // this call's attempts shed so far
   std::string failure;
-  if (!s.ok()) {
-    failure = absl::StrCat(s.error_code(), " ", s.error_message());
-  } else if (response.results_size() != request_.pairs_size()) {
-    failure = absl::StrCat("wrong answer: ", response.results_size(),
-                           " results for ", request_.pairs_size(), " pairs");
-  } else {
-    for (int i = 0; i < response.results_size() && failure.empty(); ++i) {
-      if (response.results(i).hit() != expected_[i]) {
-        failure = absl::StrCat("wrong answer: results[", i, "].hit is ",
-                               response.results(i).hit(), ", expected ",
-                               static_cast<bool>(expected_[i]));
+  for (;;) {
+    grpc::ClientContext context;
+    context.set_deadline(deadline);
+    context.AddMetadata("authorization", authorization_);
+    v1::IntersectResponse response;
+    const auto start = std::chrono::steady_clock::now();
+    const grpc::Status s = stub_->Intersect(&context, request_, &response);
+    const std::chrono::duration<double, std::milli> ms =
+        std::chrono::steady_clock::now() - start;
+    const auto& trailers = context.GetServerTrailingMetadata();
+    const auto pushback = trailers.find("grpc-retry-pushback-ms");
+    if (s.error_code() == grpc::StatusCode::UNAVAILABLE &&
+        pushback != trailers.end()) {
+      ++shed;
+      ++tally->shed;
+      if (tally->first_shed.empty()) tally->first_shed = s.error_message();
+      if (!absl::StrContains(s.error_message(),
+                             "answers wait for the transport")) {
+        ++tally->shed_for_capacity;
+      }
+      int pushback_ms = 0;
+      if (!absl::SimpleAtoi(absl::string_view(pushback->second.data(),
+                                              pushback->second.size()),
+                            &pushback_ms)) {
+        failure = absl::StrCat(
+            "unreadable grpc-retry-pushback-ms: ",
+            std::string(pushback->second.data(), pushback->second.size()));
+        break;
+      }
+      const auto retry_at = std::chrono::system_clock::now() +
+                            std::chrono::milliseconds(pushback_ms);
+      if (retry_at >= deadline) {
+        failure = absl::StrCat(
+            "shed ", shed,
+            " times until its deadline, the last: ", s.error_message());
+        break;
+      }
+      std::this_thread::sleep_until(retry_at);  // what the pushback asks
+      continue;
+    }
+    if (!s.ok()) {
+      failure = absl::StrCat(s.error_code(), " ", s.error_message());
+    } else if (response.results_size() != request_.pairs_size()) {
+      failure = absl::StrCat("wrong answer: ", response.results_size(),
+                             " results for ", request_.pairs_size(), " pairs");
+    } else {
+      for (int i = 0; i < response.results_size() && failure.empty(); ++i) {
+        if (response.results(i).hit() != expected_[i]) {
+          failure = absl::StrCat("wrong answer: results[", i, "].hit is ",
+                                 response.results(i).hit(), ", expected ",
+                                 static_cast<bool>(expected_[i]));
+        }
       }
     }
+    if (failure.empty()) tally->answered_ms.push_back(ms.count());
+    break;
   }
-  if (failure.empty()) {
-    tally->answered_ms.push_back(ms.count());
-    return;
-  }
+  tally->most_shed_in_a_row = std::max(tally->most_shed_in_a_row, shed);
+  if (failure.empty()) return;
   if (tally->failed++ == 0) tally->first_failure = std::move(failure);
 }
 
@@ -124,6 +151,9 @@ Latencies HonestCaller::Summarize(Tally tally) {
   Latencies l;
   l.answered = static_cast<int>(tally.answered_ms.size());
   l.shed = tally.shed;
+  l.shed_for_capacity = tally.shed_for_capacity;
+  l.first_shed = std::move(tally.first_shed);
+  l.most_shed_in_a_row = tally.most_shed_in_a_row;
   l.failed = tally.failed;
   l.first_failure = std::move(tally.first_failure);
   std::vector<double>& ms = tally.answered_ms;
