@@ -23,6 +23,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "collision/v1/collision.grpc.pb.h"
 #include "gmock/gmock.h"
@@ -395,6 +396,13 @@ class FlowControlledConnection {
   void Linger(absl::Duration time) {
     const absl::Time until = absl::Now() + time;
     while (absl::Now() < until && !closed_) ReadSome(until);
+  }
+  // The same until `done` is notified (or the connection is closed, or
+  // `until` passes).
+  void LingerUntil(const absl::Notification& done, absl::Time until) {
+    while (!done.HasBeenNotified() && absl::Now() < until && !closed_) {
+      ReadSome(std::min(until, absl::Now() + absl::Milliseconds(100)));
+    }
   }
 
   int64_t bytes_sent() const { return sent_; }
