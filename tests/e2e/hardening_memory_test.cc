@@ -345,30 +345,35 @@ TEST_P(TransportAccounting, HalfSentMessagesCountAndHonestCallsDoNot) {
 // Many connections holding a little each add up like one holding much:
 // 96 connections with 192 KiB of a message each against a 4 MiB budget
 // (18 MiB offered). They are cut, largest first, until what is held is
-// under half the budget; an honest caller goes on.
+// under half the budget; an honest caller goes on. The attackers that are
+// not cut stay until the cuts have been counted (not for a fixed time, after
+// which a slow machine's late arrivals would find the early ones gone).
 TEST_F(Hardening, ManySmallHalfSentMessagesAddUpAndAreCut) {
   ASSERT_NO_FATAL_FAILURE(
       StartServer({TokenFlag(), "--metrics_address=127.0.0.1:0",
                    "--transport_memory_bytes=4194304"}));
   ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
   honest_->Start();
+  absl::Notification done;
   std::vector<std::thread> attackers;
   for (int c = 0; c < 96; ++c) {
-    attackers.emplace_back([this] {
+    attackers.emplace_back([this, &done] {
       SendHalfMessages(server_->port(), 1, 192 * 1024, absl::Seconds(10),
-                       absl::Seconds(3));
+                       absl::Seconds(30), &done);
     });
   }
   const char kCut[] = "collision_rejected_total{reason=\"transport_memory\"}";
   EXPECT_TRUE(MetricReaches(kCut, 40));
+  done.Notify();
   for (auto& t : attackers) t.join();
   ExpectHonestCallerServed("96 x 192 KiB half-sent", honest_->Stop(),
                            Shedding::kNeverForCapacity);
   const double cut = Metric(kCut);
   std::printf("[ measured ] 96 x 192 KiB half-sent: %.0f connections cut\n",
               cut);
-  // At least (18 - 2) MiB / 192 KiB = 85 of them once all had arrived; as
-  // they arrive over time, cuts may come in several rounds.
+  // At least (18 - 2) MiB / 192 KiB = 85 of them once all have arrived; as
+  // they arrive over time, cuts may come in several rounds, and the count
+  // may be read before the last.
   EXPECT_GE(cut, 40);
   EXPECT_LE(cut, 96);
   EXPECT_THAT(server_->log(),
