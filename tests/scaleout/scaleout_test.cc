@@ -258,9 +258,11 @@ void RunScenario(
 }
 
 // What both channels must show: the load was spread, the killed server's
-// share moved to the others, the drained server exited cleanly before its
-// shutdown deadline (nothing was cut off by the deadline), the last server
-// took everything.
+// share moved to the others, the drained server exited cleanly with every
+// call finished before its shutdown deadline (its own account: nothing was
+// cut off by the deadline), the last server took everything. How long the
+// drain or the run took is printed, not asserted: on a busy machine it is
+// the machine's (each wait above is bounded, and ctest bounds the run).
 void ExpectScaleOut(const Outcome& o) {
   for (int i = 0; i < kServers; ++i) {
     EXPECT_GT(o.all_up[i], kCallsPerPhase / 6) << "server " << i;
@@ -270,10 +272,11 @@ void ExpectScaleOut(const Outcome& o) {
   EXPECT_GT(o.after_kill[2], kCallsPerPhase / 3);
   EXPECT_GE(o.after_kill[1] + o.after_kill[2], kCallsPerPhase);
   EXPECT_EQ(o.term_exit, 0) << o.drained_log;
-  EXPECT_LT(o.drain_took, kDrainGrace + kShutdownDeadline);
+  EXPECT_THAT(o.drained_log, ::testing::HasSubstr("every call finished"));
+  EXPECT_THAT(o.drained_log,
+              ::testing::Not(::testing::HasSubstr("deadline reached")));
   EXPECT_THAT(o.drained_log, ::testing::HasSubstr("stopped"));
   EXPECT_GE(o.alone, kCallsPerPhase);
-  EXPECT_LT(o.took, absl::Seconds(30));
 }
 
 // The C++ client as users configure it: round_robin + retries. A SIGKILLed
