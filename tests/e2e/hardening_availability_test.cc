@@ -21,6 +21,10 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
   ASSERT_NO_FATAL_FAILURE(
       StartServer({"--metrics_address=127.0.0.1:0", "--max_in_flight=4"}));
   ASSERT_NO_FATAL_FAILURE(MeasureHonestCallerUnloaded());
+  // What was shed before the burst (on a busy machine the honest caller's
+  // warm-up may be, see HonestCaller), counted as it happens.
+  const char kOverloaded[] = "collision_rejected_total{reason=\"overloaded\"}";
+  const double shed_before = Metric(kOverloaded);
   constexpr int kConnections = 20, kCallsEach = 100;
   std::vector<std::unique_ptr<v1::CollisionService::Stub>> stubs;
   for (int c = 0; c < kConnections; ++c) {
@@ -89,8 +93,7 @@ TEST_F(Hardening, ABurstOfSmallCallsIsShedAndHealthStillAnswers) {
   EXPECT_GT(shed.load(), 0);
   EXPECT_EQ(pushback.load(), shed.load());
   EXPECT_EQ(other.load(), 0);
-  EXPECT_EQ(Metric("collision_rejected_total{reason=\"overloaded\"}"),
-            shed.load() + honest.shed);
+  EXPECT_EQ(Metric(kOverloaded) - shed_before, shed.load() + honest.shed);
   ExpectServesAnHonestCaller();  // and once the burst is over, all is well
 }
 
