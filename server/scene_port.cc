@@ -23,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "collision/v1/scene.pb.h"
 #include "collision/wire/wire_precheck.h"
+#include "common/frames.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/event_log.h"
@@ -40,12 +41,7 @@ constexpr std::size_t kMaxHelloBytes = 8192;
 // Bytes of an unwanted frame read to find its sequence number.
 constexpr std::size_t kPeekBytes = 16;
 
-int PollMillis(absl::Time deadline) {
-  const absl::Duration left = deadline - absl::Now();
-  if (left <= absl::ZeroDuration()) return 0;
-  return static_cast<int>(
-      std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1 << 30));
-}
+using frames::PollMillis;
 
 // A connection's socket, every wait bounded by a deadline.
 class Socket {
@@ -58,9 +54,7 @@ class Socket {
   Ready WaitForFrame(absl::Time deadline) const {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
     while (true) {
-      const int n =
-          poll(fds, 2,
-               deadline == absl::InfiniteFuture() ? -1 : PollMillis(deadline));
+      const int n = poll(fds, 2, PollMillis(deadline));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return Ready::kData;  // the read will tell
       if (n == 0) return Ready::kTimedOut;
@@ -94,41 +88,7 @@ class Socket {
 
   // Writes a frame (length, then `bytes`) by `deadline`.
   bool WriteFrame(const std::string& bytes, absl::Time deadline) const {
-    const uint32_t size = static_cast<uint32_t>(bytes.size());
-    const unsigned char header[4] = {static_cast<unsigned char>(size),
-                                     static_cast<unsigned char>(size >> 8),
-                                     static_cast<unsigned char>(size >> 16),
-                                     static_cast<unsigned char>(size >> 24)};
-    iovec parts[2] = {{const_cast<unsigned char*>(header), 4},
-                      {const_cast<char*>(bytes.data()), bytes.size()}};
-    std::size_t total = 4 + bytes.size(), sent = 0;
-    while (sent < total) {
-      msghdr message{};
-      iovec left[2];
-      int count = 0;
-      std::size_t skip = sent;
-      for (const iovec& part : parts) {
-        if (skip >= part.iov_len) {
-          skip -= part.iov_len;
-          continue;
-        }
-        left[count++] = {static_cast<char*>(part.iov_base) + skip,
-                         part.iov_len - skip};
-        skip = 0;
-      }
-      message.msg_iov = left;
-      message.msg_iovlen = static_cast<std::size_t>(count);
-      const ssize_t w = sendmsg(fd_, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0 && errno == EAGAIN) {
-        pollfd fd = {fd_, POLLOUT, 0};
-        if (poll(&fd, 1, PollMillis(deadline)) <= 0) return false;
-        continue;
-      }
-      if (w <= 0) return false;
-      sent += static_cast<std::size_t>(w);
-    }
-    return true;
+    return frames::WriteFrame(fd_, bytes, deadline);
   }
 
  private:
@@ -137,8 +97,7 @@ class Socket {
 };
 
 uint32_t FrameSize(const unsigned char* header) {
-  return uint32_t{header[0]} | uint32_t{header[1]} << 8 |
-         uint32_t{header[2]} << 16 | uint32_t{header[3]} << 24;
+  return frames::DecodeLength(header);
 }
 
 uint64_t PeekSequence(const char* bytes, std::size_t n) {

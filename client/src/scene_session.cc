@@ -33,6 +33,45 @@ bool Retryable(const absl::Status& s) {
          s.code() == absl::StatusCode::kCancelled;
 }
 
+// Cancels a stream whose work in hand is not done within `timeout` (the
+// only way to end a blocked Read or Write); Disarm says whether it did.
+class StreamDeadline {
+ public:
+  StreamDeadline(internal::SceneStream* stream, absl::Duration timeout)
+      : shared_(std::make_shared<Shared>()) {
+    shared_->stream = stream;
+    if (timeout == absl::InfiniteDuration()) return;
+    // The timer may fire after this object is gone: it holds `shared_`.
+    alarm_.Set(absl::ToChronoTime(absl::Now() + timeout),
+               [shared = shared_](bool fired) {
+                 std::lock_guard<std::mutex> lock(shared->mu);
+                 if (!fired || shared->stream == nullptr) return;
+                 shared->fired = true;
+                 shared->stream->Cancel();
+               });
+  }
+  ~StreamDeadline() { Disarm(); }
+  StreamDeadline(const StreamDeadline&) = delete;
+  StreamDeadline& operator=(const StreamDeadline&) = delete;
+
+  // From here on the timer leaves the stream alone; true when it had
+  // already cancelled it.
+  bool Disarm() {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->stream = nullptr;
+    return shared_->fired;
+  }
+
+ private:
+  struct Shared {
+    std::mutex mu;
+    internal::SceneStream* stream = nullptr;
+    bool fired = false;
+  };
+  std::shared_ptr<Shared> shared_;
+  grpc::Alarm alarm_;
+};
+
 absl::Status ToAbsl(const grpc::Status& s) {
   absl::Status out(static_cast<absl::StatusCode>(s.error_code()),
                    s.error_message());
@@ -165,31 +204,15 @@ absl::StatusOr<v1::SceneResponse> SceneSession::Exchange(
   *broken = false;
   request->set_sequence(++sequence_);
   v1::SceneResponse response;
-  // The message's deadline: past it the stream is cancelled (the only way
-  // to end a blocked Read), which the watch tells from any other end.
-  auto watch = std::make_shared<Watch>();
-  watch->stream = stream_.get();
-  grpc::Alarm alarm;
-  if (options_.message_timeout != absl::InfiniteDuration()) {
-    alarm.Set(absl::ToChronoTime(absl::Now() + options_.message_timeout),
-              [watch](bool fired) {
-                std::lock_guard<std::mutex> lock(watch->mu);
-                if (!fired || watch->stream == nullptr) return;
-                watch->fired = true;
-                watch->stream->Cancel();
-              });
-  }
+  // The message's deadline: past it the stream is cancelled, which the
+  // deadline tells from any other end.
+  StreamDeadline deadline(stream_.get(), options_.message_timeout);
   const bool written = stream_->Write(*request);
   // The previous answer's update is kept (folded) while the server works
   // on this message, not before it is sent: off the round trip.
   if (written && fold) Fold();
   const bool answered = written && stream_->Read(&response);
-  bool timed_out;
-  {
-    std::lock_guard<std::mutex> lock(watch->mu);
-    watch->stream = nullptr;
-    timed_out = watch->fired;
-  }
+  const bool timed_out = deadline.Disarm();
   if (answered && timed_out) {
     DropStream();  // cancelled as the answer came: the answer stands
   } else if (!answered) {
@@ -531,27 +554,13 @@ absl::Status SceneSession::Finish() {
   if (stream_ == nullptr) return finish_status_;
   // The stream's end within a message's deadline: a server that never
   // ends it is cancelled.
-  auto watch = std::make_shared<Watch>();
-  watch->stream = stream_.get();
-  grpc::Alarm alarm;
-  if (options_.message_timeout != absl::InfiniteDuration()) {
-    alarm.Set(absl::ToChronoTime(absl::Now() + options_.message_timeout),
-              [watch](bool fired) {
-                std::lock_guard<std::mutex> lock(watch->mu);
-                if (!fired || watch->stream == nullptr) return;
-                watch->fired = true;
-                watch->stream->Cancel();
-              });
-  }
+  StreamDeadline deadline(stream_.get(), options_.message_timeout);
   stream_->WritesDone();
   v1::SceneResponse ignored;
   while (stream_->Read(&ignored)) {
   }
   finish_status_ = ToAbsl(stream_->Finish());
-  {
-    std::lock_guard<std::mutex> watch_lock(watch->mu);
-    watch->stream = nullptr;
-  }
+  deadline.Disarm();
   stream_finished_ = true;
   std::lock_guard<std::mutex> stream_lock(stream_mu_);
   stream_.reset();

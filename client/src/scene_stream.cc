@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/frames.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/sync_stream.h"
 
@@ -58,44 +59,14 @@ class TcpSceneStream final : public SceneStream {
   }
   bool WriteFrame(const std::string& bytes) {
     if (over_) return false;
-    const uint32_t n = static_cast<uint32_t>(bytes.size());
-    unsigned char header[4] = {static_cast<unsigned char>(n),
-                               static_cast<unsigned char>(n >> 8),
-                               static_cast<unsigned char>(n >> 16),
-                               static_cast<unsigned char>(n >> 24)};
-    iovec parts[2] = {{header, 4}, {const_cast<char*>(bytes.data()), n}};
-    std::size_t sent = 0;
-    const std::size_t total = 4 + bytes.size();
-    while (sent < total) {
-      iovec left[2];
-      int count = 0;
-      std::size_t skip = sent;
-      for (const iovec& part : parts) {
-        if (skip >= part.iov_len) {
-          skip -= part.iov_len;
-          continue;
-        }
-        left[count++] = {static_cast<char*>(part.iov_base) + skip,
-                         part.iov_len - skip};
-        skip = 0;
-      }
-      msghdr message{};
-      message.msg_iov = left;
-      message.msg_iovlen = static_cast<std::size_t>(count);
-      const ssize_t w = sendmsg(fd_, &message, MSG_NOSIGNAL);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return Lost();
-      sent += static_cast<std::size_t>(w);
-    }
-    return true;
+    return frames::WriteFrame(fd_, bytes, absl::InfiniteFuture()) || Lost();
   }
 
   bool Read(v1::SceneResponse* response) override {
     if (over_) return false;
     unsigned char header[4];
     if (!ReadExactly(reinterpret_cast<char*>(header), 4)) return Lost();
-    const uint32_t n = uint32_t{header[0]} | uint32_t{header[1]} << 8 |
-                       uint32_t{header[2]} << 16 | uint32_t{header[3]} << 24;
+    const uint32_t n = frames::DecodeLength(header);
     if (n > kMaxAnswerBytes) {
       return Fail(grpc::Status(
           grpc::StatusCode::INTERNAL,

@@ -137,12 +137,6 @@ class SceneSession {
   void CancelStream();
   // Cancels and finishes the current stream, if any (exactly once).
   void DropStream();
-  // What a message's deadline timer may touch, after the message too.
-  struct Watch {
-    std::mutex mu;
-    internal::SceneStream* stream = nullptr;  // null once the message is over
-    bool fired = false;
-  };
   // One message on the current stream; UNAVAILABLE-like statuses mean the
   // stream broke (retry), others are the server's answer.
   // `fold`: keeps the previous answer's update while this one is on its
