@@ -41,6 +41,7 @@ be lost. Test classes (CTest runs each as its own test, naming the class):
 import argparse
 import asyncio
 import collections
+import os
 import queue
 import random
 import re
@@ -636,11 +637,31 @@ class StreamDeadlineFailsOneMessage(unittest.TestCase):
         record.check_against_unbroken(self, ARGS.server, (), config())
 
 
+def wait_stopped(pid, timeout_s=10.0):
+    """Waits (bounded) until every thread of `pid` is stopped: a SIGSTOP
+    takes effect as each thread next runs, which on a busy machine can
+    come after the next messages were answered."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            states = []
+            for tid in os.listdir("/proc/%d/task" % pid):
+                with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                    stat = f.read()
+                states.append(stat[stat.rindex(")") + 2])
+            if states and all(st == "T" for st in states):
+                return
+        except OSError:
+            pass
+        time.sleep(0.005)
+
+
 def stall(server, after_s):
     """Stops `server` (SIGSTOP: it holds its connections and answers
     nothing) and lets it go on (SIGCONT) `after_s` later; returns a
     function that lets it go on at once."""
     server.proc.send_signal(signal.SIGSTOP)
+    wait_stopped(server.proc.pid)
     timer = threading.Timer(after_s, server.proc.send_signal,
                             (signal.SIGCONT,))
     timer.start()
@@ -664,6 +685,7 @@ class SendDoesNotWaitForTheServer(unittest.TestCase):
                                                     message_timeout=None)
                     game = Game(mode="upserts")
                     server.proc.send_signal(signal.SIGSTOP)
+                    wait_stopped(server.proc.pid)
                     try:
                         started = time.monotonic()
                         futures = [scene.send(game.next())

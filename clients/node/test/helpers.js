@@ -43,6 +43,19 @@ function serverBinary() {
 // written its port file; the caller then waits on the health service.
 // stop() sends SIGTERM and resolves to the exit code; kill(signal) sends
 // one; exited resolves to the exit code (or the signal's name).
+// Whether every thread of process `pid` is stopped (state T in
+// /proc/PID/task/TID/stat).
+function allThreadsStopped(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).every((tid) => {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    });
+  } catch (e) {
+    return false;
+  }
+}
+
 async function startServer(flags = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'collision-node-'));
   const portFile = path.join(dir, 'port');
@@ -78,6 +91,16 @@ async function startServer(flags = []) {
     stop,
     log: () => log,
     kill: (signal) => child.kill(signal),
+    // SIGSTOP, and wait (bounded) until every thread has stopped: a
+    // signal takes effect as each thread next runs, which on a busy
+    // machine can come after the caller's next messages are answered.
+    pause: async () => {
+      child.kill('SIGSTOP');
+      const deadline = Date.now() + 10000;
+      while (Date.now() < deadline && !allThreadsStopped(child.pid)) {
+        await new Promise((r) => { setTimeout(r, 5); });
+      }
+    },
     exited,
     alive: () => alive,
   };
