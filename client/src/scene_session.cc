@@ -39,7 +39,11 @@ class StreamDeadline {
  public:
   StreamDeadline(internal::SceneStream* stream, absl::Duration timeout)
       : shared_(std::make_shared<Shared>()) {
-    shared_->stream = stream;
+    {
+      // Under the lock, as the timer's thread reads it under the lock.
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      shared_->stream = stream;
+    }
     if (timeout == absl::InfiniteDuration()) return;
     // The timer may fire after this object is gone: it holds `shared_`.
     alarm_.Set(absl::ToChronoTime(absl::Now() + timeout),
