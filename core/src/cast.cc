@@ -8,29 +8,20 @@
 #include <variant>
 
 #include "collision/core/scalar.h"
+#include "exact_vec.h"
 
 namespace collision {
 namespace {
 
 // Every target is handled as a box [lo, hi] grown by a radius: a rectangle
 // or box has radius 0, a point, circle or sphere is a box with lo == hi. A
-// swept ball adds its radius. 2D and 3D share the code over N-element arrays;
-// arithmetic is spelled out term by term like scalar.cc (no fused
-// multiply-add, no reassociation) so that integer inputs stay exact.
-template <int N>
-using V = std::array<float, N>;
-
-V<2> A(Vec2 v) { return {v.x, v.y}; }
-V<3> A(Vec3 v) { return {v.x, v.y, v.z}; }
-Vec3 ToVec3(const V<2>& v) { return {v[0], v[1], 0.0f}; }
-Vec3 ToVec3(const V<3>& v) { return {v[0], v[1], v[2]}; }
-
-template <int N>
-float Dot(const V<N>& a, const V<N>& b) {
-  float s = a[0] * b[0];
-  for (int i = 1; i < N; ++i) s = s + a[i] * b[i];
-  return s;
-}
+// swept ball adds its radius. Arithmetic as in scalar.cc (exact_vec.h): no
+// fused multiply-add, no reassociation, so that integer inputs stay exact.
+using exact::A;
+using exact::Dot;
+using exact::kMinNormal;
+using exact::ToVec3;
+using exact::V;
 
 // 0 - v rather than -v: a zero component comes out +0, not -0.
 template <int N>
@@ -41,7 +32,6 @@ V<N> Negated(const V<N>& v) {
 }
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kMinNormal = std::numeric_limits<float>::min();
 constexpr float kMaxFloat = std::numeric_limits<float>::max();
 
 // v / |v|, dividing by the square root of the plain sum of squares so that

@@ -6,27 +6,16 @@
 #include <cmath>
 #include <limits>
 
+#include "exact_vec.h"
+
 namespace collision {
 namespace {
 
-// Dimension-generic helpers: 2D and 3D share every formula, so they are
-// written once over N-element arrays. Arithmetic is spelled out term by term
-// (no fused multiply-add, no reassociation) so the SIMD kernels can match it
-// bit for bit.
-template <int N>
-using V = std::array<float, N>;
-
-V<2> A(Vec2 v) { return {v.x, v.y}; }
-V<3> A(Vec3 v) { return {v.x, v.y, v.z}; }
-Vec3 ToVec3(const V<2>& v) { return {v[0], v[1], 0.0f}; }
-Vec3 ToVec3(const V<3>& v) { return {v[0], v[1], v[2]}; }
-
-template <int N>
-float Dot(const V<N>& a) {
-  float s = a[0] * a[0];
-  for (int i = 1; i < N; ++i) s = s + a[i] * a[i];
-  return s;
-}
+using exact::A;
+using exact::Dot;
+using exact::kMinNormal;
+using exact::ToVec3;
+using exact::V;
 
 // The seeds' clamp: Max(lo, Min(c, hi)).
 inline float Clamp(float c, float lo, float hi) {
@@ -40,13 +29,11 @@ V<N> NormalizeTiny(V<N> v) {
   float m = 0;
   for (float x : v) m = std::max(m, std::fabs(x));
   for (float& x : v) x = x / m;
-  const float len = std::sqrt(Dot<N>(v));
+  const float len = std::sqrt(Dot<N>(v, v));
   for (float& x : v) x = x / len;
   return v;
 }
 
-// Smallest normal float: below it |v|^2 is subnormal and v / |v| is not unit.
-constexpr float kMinNormal = std::numeric_limits<float>::min();
 
 template <int N>
 V<N> AxisNormal(int face) {
@@ -67,7 +54,7 @@ IntersectResult BallBox(const V<N>& c, float r, const V<N>& lo, const V<N>& hi,
     strictly_inside = strictly_inside && lo[i] < c[i] && c[i] < hi[i];
     outside = outside || d[i] != 0.0f;
   }
-  const float d2 = Dot<N>(d);
+  const float d2 = Dot<N>(d, d);
   IntersectResult out;
   out.relation = ClassifyBall(d2, r * r, strictly_inside);
   out.hit = IsHit(out.relation, boundary);
@@ -90,7 +77,7 @@ IntersectResult BallBall(const V<N>& a, float ra, const V<N>& b, float rb,
                          Boundary boundary) {
   V<N> d;
   for (int i = 0; i < N; ++i) d[i] = a[i] - b[i];
-  const float d2 = Dot<N>(d);
+  const float d2 = Dot<N>(d, d);
   const float r = ra + rb;
   IntersectResult out;
   out.relation = ClassifyBall(d2, r * r, false);
@@ -152,7 +139,7 @@ ClosestN ClosestOnBox(const V<N>& p, const V<N>& lo, const V<N>& hi,
   }
   ClosestN out;
   if (outside) {
-    const float d2 = Dot<N>(d);
+    const float d2 = Dot<N>(d, d);
     const float len = std::sqrt(d2);
     V<N> n = d;
     if (d2 >= kMinNormal) {
@@ -195,7 +182,7 @@ ClosestN ClosestOnBall(const V<N>& p, const V<N>& c, float r,
     v[i] = p[i] - c[i];
     apart = apart || v[i] != 0.0f;
   }
-  const float l2 = Dot<N>(v);
+  const float l2 = Dot<N>(v, v);
   const float r2 = r * r;
   const float len = std::sqrt(l2);
   V<N> n{};
