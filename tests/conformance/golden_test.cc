@@ -4,9 +4,7 @@
 // client. Floats compare within the file's stated tolerance; hit, relation,
 // inside and error codes exactly; error messages must contain the case's
 // field-path substring.
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,17 +14,18 @@
 #include "collision/wire/convert.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/field_comparator.h"
-#include "google/protobuf/util/json_util.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/conformance/golden_file.h"
 #include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
 
 namespace pb = google::protobuf;
+using golden::Field;
+using golden::Parse;
+using golden::ToJson;
 using ::testing::HasSubstr;
 
 struct GoldenCase {
@@ -38,44 +37,14 @@ struct GoldenCase {
   std::string message_contains;
 };
 
-struct Tolerance {
-  double absolute = 0;
-  double relative = 0;
-};
-
-std::string ToJson(const pb::Message& m) {
-  std::string out;
-  EXPECT_TRUE(pb::util::MessageToJsonString(m, &out).ok());
-  return out;
-}
-
-const pb::Value& Field(const pb::Struct& s, const std::string& key) {
-  static const pb::Value kNull;
-  auto it = s.fields().find(key);
-  return it == s.fields().end() ? kNull : it->second;
-}
-
-pb::Struct LoadFile() {
-  std::ifstream in(COLLISION_GOLDEN_JSON);
-  std::stringstream text;
-  text << in.rdbuf();
-  pb::Struct file;
-  const auto status = pb::util::JsonStringToMessage(text.str(), &file);
-  if (!status.ok()) {
-    ADD_FAILURE() << "cannot parse " << COLLISION_GOLDEN_JSON << ": "
-                  << status.ToString();
-  }
-  return file;
-}
-
-const pb::Struct& File() {
-  static const pb::Struct* file = new pb::Struct(LoadFile());
+const golden::GoldenFile& File() {
+  static const auto* file = new golden::GoldenFile(COLLISION_GOLDEN_JSON);
   return *file;
 }
 
 std::vector<GoldenCase> LoadCases() {
   std::vector<GoldenCase> cases;
-  for (const pb::Value& v : Field(File(), "cases").list_value().values()) {
+  for (const pb::Value& v : File().cases().list_value().values()) {
     const pb::Struct& s = v.struct_value();
     GoldenCase k;
     k.name = Field(s, "name").string_value();
@@ -93,36 +62,6 @@ std::vector<GoldenCase> LoadCases() {
   return cases;
 }
 
-Tolerance FileTolerance() {
-  const pb::Struct& c = Field(File(), "comparison").struct_value();
-  return {Field(c, "float_absolute").number_value(),
-          Field(c, "float_relative").number_value()};
-}
-
-template <typename M>
-M Parse(const std::string& json) {
-  M m;
-  const auto status = pb::util::JsonStringToMessage(json, &m);
-  EXPECT_TRUE(status.ok()) << status.ToString() << " in " << json;
-  return m;
-}
-
-// Empty string when equal within the tolerance, else the differences.
-std::string Diff(const pb::Message& want, const pb::Message& got) {
-  const Tolerance tol = FileTolerance();
-  pb::util::DefaultFieldComparator comparator;
-  comparator.set_float_comparison(
-      pb::util::DefaultFieldComparator::APPROXIMATE);
-  comparator.SetDefaultFractionAndMargin(tol.relative, tol.absolute);
-  pb::util::MessageDifferencer differ;
-  differ.set_field_comparator(&comparator);
-  differ.set_message_field_comparison(pb::util::MessageDifferencer::EQUIVALENT);
-  std::string report;
-  differ.ReportDifferencesToString(&report);
-  if (differ.Compare(want, got)) return "";
-  return report;
-}
-
 // Checks one answer (a status and, when OK, a response) against the case.
 template <typename Response>
 void Check(const GoldenCase& k, const absl::Status& status,
@@ -134,7 +73,7 @@ void Check(const GoldenCase& k, const absl::Status& status,
   }
   ASSERT_TRUE(status.ok()) << status;
   const Response want = Parse<Response>(k.response_json);
-  EXPECT_EQ(Diff(want, got), "")
+  EXPECT_EQ(File().Diff(want, got), "")
       << "want " << ToJson(want) << "\ngot  " << ToJson(got);
 }
 
@@ -215,8 +154,8 @@ TEST(GoldenFile, HasCasesOfEveryKind) {
   EXPECT_GE(cases.size(), 60u);
   EXPECT_GE(errors, 15);
   EXPECT_GE(closest, 8);
-  EXPECT_GT(FileTolerance().absolute, 0);
-  EXPECT_GT(FileTolerance().relative, 0);
+  EXPECT_GT(File().absolute(), 0);
+  EXPECT_GT(File().relative(), 0);
 }
 
 TEST(Golden, ScalarReferenceAnswersEveryCase) {

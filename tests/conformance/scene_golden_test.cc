@@ -5,10 +5,8 @@
 // relations, `inside`, `truncated` and error codes exactly; floats within the
 // file's tolerance; error messages must contain every `message_contains`.
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,18 +15,18 @@
 #include "collision/v1/scene.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/field_comparator.h"
-#include "google/protobuf/util/json_util.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/conformance/golden_file.h"
 #include "tests/util/local_server.h"
 
 namespace collision {
 namespace {
 
 namespace pb = google::protobuf;
+using golden::Field;
+using golden::ToJson;
 using ::testing::HasSubstr;
 
 struct ExpectedError {
@@ -55,48 +53,14 @@ struct SceneCase {
   std::vector<Step> steps;
 };
 
-struct Tolerance {
-  double absolute = 0;
-  double relative = 0;
-};
-
-std::string ToJson(const pb::Message& m) {
-  std::string out;
-  EXPECT_TRUE(pb::util::MessageToJsonString(m, &out).ok());
-  return out;
-}
-
-const pb::Value& Field(const pb::Struct& s, const std::string& key) {
-  static const pb::Value kNull;
-  auto it = s.fields().find(key);
-  return it == s.fields().end() ? kNull : it->second;
-}
-
-pb::Struct LoadFile() {
-  std::ifstream in(COLLISION_SCENES_JSON);
-  std::stringstream text;
-  text << in.rdbuf();
-  pb::Struct file;
-  const auto status = pb::util::JsonStringToMessage(text.str(), &file);
-  if (!status.ok()) {
-    ADD_FAILURE() << "cannot parse " << COLLISION_SCENES_JSON << ": "
-                  << status.ToString();
-  }
-  return file;
-}
-
-const pb::Struct& File() {
-  static const pb::Struct* file = new pb::Struct(LoadFile());
+const golden::GoldenFile& File() {
+  static const auto* file = new golden::GoldenFile(COLLISION_SCENES_JSON);
   return *file;
 }
 
 template <typename M>
 M Parse(const pb::Value& json) {
-  M m;
-  const std::string text = ToJson(json.struct_value());
-  const auto status = pb::util::JsonStringToMessage(text, &m);
-  EXPECT_TRUE(status.ok()) << status.ToString() << " in " << text;
-  return m;
+  return golden::Parse<M>(ToJson(json.struct_value()));
 }
 
 ExpectedError ParseError(const pb::Struct& e) {
@@ -111,7 +75,7 @@ ExpectedError ParseError(const pb::Struct& e) {
 
 std::vector<SceneCase> LoadCases() {
   std::vector<SceneCase> cases;
-  for (const pb::Value& v : Field(File(), "cases").list_value().values()) {
+  for (const pb::Value& v : File().cases().list_value().values()) {
     const pb::Struct& s = v.struct_value();
     SceneCase k;
     k.name = Field(s, "name").string_value();
@@ -136,28 +100,6 @@ std::vector<SceneCase> LoadCases() {
     cases.push_back(std::move(k));
   }
   return cases;
-}
-
-Tolerance FileTolerance() {
-  const pb::Struct& c = Field(File(), "comparison").struct_value();
-  return {Field(c, "float_absolute").number_value(),
-          Field(c, "float_relative").number_value()};
-}
-
-// Empty string when equal within the tolerance, else the differences.
-std::string Diff(const pb::Message& want, const pb::Message& got) {
-  const Tolerance tol = FileTolerance();
-  pb::util::DefaultFieldComparator comparator;
-  comparator.set_float_comparison(
-      pb::util::DefaultFieldComparator::APPROXIMATE);
-  comparator.SetDefaultFractionAndMargin(tol.relative, tol.absolute);
-  pb::util::MessageDifferencer differ;
-  differ.set_field_comparator(&comparator);
-  differ.set_message_field_comparison(pb::util::MessageDifferencer::EQUIVALENT);
-  std::string report;
-  differ.ReportDifferencesToString(&report);
-  if (differ.Compare(want, got)) return "";
-  return report;
 }
 
 void CheckError(const ExpectedError& want, const v1::StreamError& got) {
@@ -191,7 +133,7 @@ void CheckStep(const Step& step, v1::SceneResponse got) {
     if (r.has_error()) r.mutable_error()->clear_message();
   }
   got.clear_scene();
-  EXPECT_EQ(Diff(*step.response, got), "")
+  EXPECT_EQ(File().Diff(*step.response, got), "")
       << "want " << ToJson(*step.response) << "\ngot  " << ToJson(got);
 }
 
@@ -237,8 +179,8 @@ TEST(SceneGoldenFile, HasCasesOfEveryKind) {
   EXPECT_GE(errors, 10);
   EXPECT_GE(query_errors, 1);
   EXPECT_GE(hand_checked, 3);
-  EXPECT_GT(FileTolerance().absolute, 0);
-  EXPECT_GT(FileTolerance().relative, 0);
+  EXPECT_GT(File().absolute(), 0);
+  EXPECT_GT(File().relative(), 0);
 }
 
 // One test over every case: a failure names the case and the step.
