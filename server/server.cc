@@ -245,10 +245,9 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
                              options.allow_reuseport ? 1 : 0);
   builder.SetMaxReceiveMessageSize(server->max_receive_message_bytes_);
   // Requests are taken uncompressed only: gRPC 1.51 inflates a compressed
-  // message whole before comparing it with the receive limit (1 MB of gzip
-  // became 1.1 GB). With the algorithms off, a compressed call is refused
-  // as soon as its headers arrive, before its body is read: UNIMPLEMENTED
-  // "Compression algorithm 'gzip' is disabled." (the gRPC spec's answer).
+  // message whole before comparing it with the receive limit. With the
+  // algorithms off, a compressed call is refused on its headers, before its
+  // body is read (docs/decisions/0013-uncompressed-requests-only.md).
   builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_DEFLATE, false);
   builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
@@ -258,12 +257,9 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   if (options.transport_memory_bytes > 0) {
     // Far enough above the budget that the server's own cut
     // (TransportShedder) comes first: near its quota gRPC sends GOAWAY to
-    // every connection without an open call, honest ones included
-    // (measured: an honest caller's call failed "GOAWAY received" while
-    // half-sent messages filled a quota equal to the budget, and once in CI
-    // with a 4 MiB budget and twice that as quota, the shedder reading
-    // every 10 ms while 96 senders brought 18 MiB). The slack is at least
-    // kQuotaSlack: ~160 ms of loopback-speed arrivals, many readings.
+    // every connection without an open call, honest ones included. The
+    // slack is at least kQuotaSlack: ~160 ms of loopback-speed arrivals, many
+    // of the shedder's readings (docs/decisions/0014-resource-quota-slack.md).
     constexpr int64_t kQuotaSlack = int64_t{64} << 20;
     grpc::ResourceQuota quota("collision_server");
     quota.Resize(static_cast<std::size_t>(

@@ -26,7 +26,8 @@ constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) {
 // is in; every read checks the end, and a false return means "not the plain
 // encoding", never an error of its own. Everything is inlined into the
 // per-item loop so that positions stay in registers: passed through memory,
-// each step waited on the store of the one before (2.5x slower, measured).
+// each step waited on the store of the one before (2.5x slower;
+// docs/decisions/0019-pair-decoder-inlined.md).
 #define COLLISION_WIRE_INLINE inline __attribute__((always_inline))
 
 COLLISION_WIRE_INLINE bool Varint(const uint8_t*& p, const uint8_t* end,

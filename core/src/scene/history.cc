@@ -389,11 +389,7 @@ void SceneHistory::Impl::OpenSpanIfDue(uint64_t tick) {
 // A span's hierarchy is rebuilt once the last one's leaves, refitted span
 // after span, cover this much more than when it was built. Tighter than
 // Scene's 2x: a rewound walk misses the caches at every level, so a loose
-// tree costs it more. With 10k circles all moving, H 256, against 2x
-// (collision_history_bench, minima of 5, alternating): overlap 208 -> 171
-// ns, nearest 2,537 -> 2,199, casts 12-14% faster, recording a tick 4-5%
-// slower (a rebuild every few spans); 10% moving unchanged. 1.05 was no
-// faster and recorded 5-12% slower than 1.1.
+// tree costs it more (docs/decisions/0002-span-rebuild-threshold.md).
 constexpr float kSpanRebuildAt = 1.1f;
 
 // A span opened at `first` (the latest tick), boxing every live entity's

@@ -79,7 +79,8 @@ void SceneHistory::Impl::PrefetchFirstPose(const Span& span, uint32_t item,
   const Pose* first = span.first_poses[item];
   if (first == nullptr) return;
   // (The pose after it, which interpolation reads too, is left to
-  // PrefetchPose: a second prefetch here was slower, measured.)
+  // PrefetchPose: a second prefetch here was slower;
+  // docs/decisions/0004-prefetch-pose-as-walk-meets-it.md.)
   const uint64_t ahead =
       (span.hints[item] & scene::kEveryTick) ? at.tick - span.first : 0;
   __builtin_prefetch(first + ahead);
@@ -284,13 +285,11 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
   // a rewound nearest. So the walk first gathers every item that can
   // matter, pruned by the (k + 1)-th smallest upper bound of the items'
   // gaps (each entity lies in its span box and holds a ball of the item's
-  // inner radius: without it, at N 10k with every entity moving, the walk
-  // met 20% more leaves and loaded 8.5 poses instead of 5.9 for the 5.6 it
-  // looked at, and took 10-14% longer), then loads their poses
-  // together and looks at them by lower bound. The upper bounds do not
-  // have to hold (an item may not exist at the moment, or be filtered
-  // out): if the answer's bound ends above the gathering's, the ordinary
-  // walk below answers instead.
+  // inner radius), then loads their poses together and looks at them by
+  // lower bound. The upper bounds do not have to hold (an item may not
+  // exist at the moment, or be filtered out): if the answer's bound ends
+  // above the gathering's, the ordinary walk below answers instead
+  // (docs/decisions/0003-rewound-nearest-gathers-then-looks.md).
   static thread_local std::vector<Pending> gathered;
   static thread_local std::vector<float> uppers;  // max-heap, k + 1 smallest
   gathered.clear();

@@ -51,7 +51,8 @@ class MoveOrder {
     // Written straight into the row: through a local array, which the
     // compiler fills with merged 8-byte stores and the copy then reads a
     // float at a time, every read waits for a store (a forwarding stall:
-    // 13% of a tick in perf).
+    // 13% of a tick in perf;
+    // docs/decisions/0009-scene-update-in-leaf-order.md).
     float* row = rows_.data() + next_ * stride_;
     ShapeColumns(shape, row);
     std::memcpy(row + stride_ - 1, &category, sizeof(category));

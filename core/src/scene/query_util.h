@@ -139,7 +139,7 @@ struct Pending {
 // more than the rounding of these few operations, so no candidate is lost.
 // Compiled for one case: `kDims` axes, or (kParallel) a segment with a
 // component 0, so the hottest loop of a cast has no branch on either
-// (raycast at 10k: ~300 -> ~260 ns).
+// (docs/decisions/0008-cast-walk-compiled-per-case.md).
 template <int kDims, bool kParallel>
 inline float EntryOf(const Aabb& box, const Segment& s) {
   if constexpr (kParallel) {

@@ -146,10 +146,9 @@ HWY_INLINE void StoreRelation(MF overlap, MF touch, Relation* p) {
   return;
 #endif
   // A select, then 32 to 8 bits (pack, permute, pack), on every target
-  // without mask registers. On AVX2 the masks' bits spread to bytes in
-  // general registers (20 scalar instructions per 8 pairs) was the faster
-  // form on Zen 1's half-width vector pipes; on full-width ones (Zen 5
-  // measured) this form makes the full-result kernels 17-27% faster.
+  // without mask registers: faster than spreading the masks' bits in
+  // general registers on full-width vector pipes
+  // (docs/decisions/0017-relation-bytes-on-avx2.md).
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint8_t, DF> du8;
   const auto v = hn::IfThenElse(
@@ -197,7 +196,7 @@ HWY_INLINE MF TouchHits(bool inclusive) {
 // every lane or none. On AVX-512 the mask: a branch on the bool made GCC
 // move both masks to general registers and back each vector, where the mask
 // costs a kand and a kor. Elsewhere masks are vectors and the branch is the
-// cheaper (measured).
+// cheaper (docs/decisions/0016-full-result-kernels.md).
 template <class Kernel, bool kSep, IntersectMode kMode>
 HWY_INLINE MF IntersectStep(const float* const* in, size_t i, bool inclusive,
                             MF touch_hits, uint8_t* hit, Relation* relation,

@@ -92,11 +92,9 @@ inline constexpr float kDirectionUnitTolerance = 1e-5f;
 // and max_distance. A result passes through a handful of float roundings of
 // values up to a few times the scale (frame change, grown bounds, slab
 // division or quadratic, origin + t * direction), each within 2^-24 of the
-// value; 4e-6 is about 64 such units of the scale. The worst measured
-// against the double-precision reference of tests/core/cast_test.cc (which
-// prints it as "[ measured ]") is 2.8e-7, about 5 units, over 3.2 million
-// random casts of every kind (the test's count raised 20-fold; about 2e-7
-// at its default count); the rest is margin.
+// value; 4e-6 is about 64 such units of the scale, where the worst measured
+// against a double-precision reference is about 5; the rest is margin
+// (docs/decisions/0018-cast-distance-tolerance.md).
 inline constexpr float kCastDistanceTolerance = 4e-6f;
 
 struct CastResult {

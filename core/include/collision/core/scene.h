@@ -31,7 +31,7 @@
 // SIMD kernels of kernels.h run over each leaf's contiguous columns with the
 // query broadcast. Moves refit the hierarchy; insertions go to an unsorted
 // tail scanned by the kernels until the next rebuild (see scene.cc for the
-// policy and docs/scenes.md for measurements).
+// policy, docs/decisions/ for the measured choices).
 #ifndef COLLISION_CORE_SCENE_H_
 #define COLLISION_CORE_SCENE_H_
 

@@ -85,12 +85,10 @@ size_t SceneBytesAtLeast(size_t entities, bool history);
 class SceneHistory {
  public:
   // Ticks per time-index span: a span's boxes cover at most this much
-  // movement; shorter spans mean tighter boxes and more hierarchies. A
-  // rewound query's walk misses the caches at every level below the top of
-  // its span's hierarchy, so fewer, smaller-in-total hierarchies won over
-  // tighter boxes: 16 against 8 made every rewound query of the bench
-  // faster (overlap at H 256 by a fifth) and the index half the size, for
-  // 16 more ring slots per moving entity (docs/scenes.md).
+  // movement; shorter spans mean tighter boxes and more hierarchies. Fewer,
+  // smaller-in-total hierarchies won over tighter boxes, since a rewound
+  // walk misses the caches below the top of its span's hierarchy
+  // (docs/decisions/0001-span-ticks.md).
   static constexpr uint64_t kSpanTicks = 16;
 
   // Keeps `ticks` (>= 1) ticks; `max_bytes` bounds memory_bytes, dropping
