@@ -21,7 +21,7 @@
 #include "collision/core/batch.h"
 #include "collision/wire/scene_request.h"
 #include "common/usage.h"
-#include "server/event_log.h"
+#include "server/observability/event_log.h"
 #include "server/server.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1:50051",

@@ -26,7 +26,7 @@
 #include "common/frames.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "server/event_log.h"
+#include "server/observability/event_log.h"
 #include "server/hosted_scene.h"
 #include "server/raw_messages.h"
 #include "server/status.h"

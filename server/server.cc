@@ -23,7 +23,7 @@
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/resource_quota.h"
-#include "server/grpc_log.h"
+#include "server/observability/grpc_log.h"
 
 namespace collision::server {
 

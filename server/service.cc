@@ -9,7 +9,7 @@
 #include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
-#include "server/connection_gate.h"
+#include "server/transport/connection_gate.h"
 #include "server/stream_reactor.h"
 
 namespace collision::server {

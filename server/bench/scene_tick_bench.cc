@@ -239,7 +239,8 @@ BENCHMARK(BM_SceneReferenceTick)
     ->Unit(benchmark::kMicrosecond);
 // The same code with the pauses of a 64 Hz match between ticks: what a tick
 // costs on a core that has been idle (on this VM it is not the same; see
-// docs/scenes.md). 256 ticks, 4 s, whatever --benchmark_min_time.
+// docs/decisions/0010-record-history-after-the-answer.md). 256 ticks, 4 s,
+// whatever --benchmark_min_time.
 BENCHMARK(BM_SceneReferenceTick)
     ->ArgNames({"columns", "moving_every", "rewind", "idle_ms"})
     ->Args({1, 1, 0, 15})

@@ -23,7 +23,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "server/security.h"
+#include "server/transport/security.h"
 #include "server/server.h"
 #include "tests/util/local_server.h"
 

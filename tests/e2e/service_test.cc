@@ -22,7 +22,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "server/connection_gate.h"
+#include "server/transport/connection_gate.h"
 #include "server/server.h"
 #include "tests/util/http_get.h"
 #include "tests/util/local_server.h"

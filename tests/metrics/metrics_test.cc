@@ -1,6 +1,6 @@
 // PrometheusMetrics on 127.0.0.1:0, scraped over loopback by a small HTTP/1.0
 // client, with every asserted value known in advance.
-#include "server/metrics.h"
+#include "server/observability/metrics.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "server/arrival_ledger.h"
-#include "server/connection_gate.h"
+#include "server/transport/arrival_ledger.h"
+#include "server/transport/connection_gate.h"
 
 namespace collision::server {
 namespace {

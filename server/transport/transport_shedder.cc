@@ -1,4 +1,4 @@
-#include "server/transport_shedder.h"
+#include "server/transport/transport_shedder.h"
 
 #include <linux/tcp.h>
 #include <malloc.h>
@@ -15,9 +15,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "server/connection_gate.h"
-#include "server/event_log.h"
-#include "server/open_descriptors.h"
+#include "server/transport/connection_gate.h"
+#include "server/observability/event_log.h"
+#include "server/observability/open_descriptors.h"
 
 namespace collision::server {
 

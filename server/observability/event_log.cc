@@ -1,4 +1,4 @@
-#include "server/event_log.h"
+#include "server/observability/event_log.h"
 
 #include <algorithm>
 

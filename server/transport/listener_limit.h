@@ -7,8 +7,8 @@
 // the connection fail (UNAVAILABLE: "Socket closed" or "Connection reset")
 // before any call is sent, which retry policies and round_robin treat as
 // a replica to avoid. The connections already open go on.
-#ifndef COLLISION_SERVER_LISTENER_LIMIT_H_
-#define COLLISION_SERVER_LISTENER_LIMIT_H_
+#ifndef COLLISION_SERVER_TRANSPORT_LISTENER_LIMIT_H_
+#define COLLISION_SERVER_TRANSPORT_LISTENER_LIMIT_H_
 
 #include <cstddef>
 #include <memory>
@@ -16,8 +16,8 @@
 
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
-#include "server/metrics.h"
-#include "server/open_sockets.h"
+#include "server/observability/metrics.h"
+#include "server/transport/open_sockets.h"
 
 namespace collision::server {
 
@@ -66,4 +66,4 @@ class ListenerLimit {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_LISTENER_LIMIT_H_
+#endif  // COLLISION_SERVER_TRANSPORT_LISTENER_LIMIT_H_

@@ -1,4 +1,4 @@
-#include "server/security.h"
+#include "server/transport/security.h"
 
 #include <fstream>
 #include <sstream>

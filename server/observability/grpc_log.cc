@@ -1,4 +1,4 @@
-#include "server/grpc_log.h"
+#include "server/observability/grpc_log.h"
 
 #include <condition_variable>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // The process's open descriptors, listed from /proc/self/fd. Shared by the
 // transport shedder (which probes the main port's sockets among them) and
 // the process metrics (which count them).
-#ifndef COLLISION_SERVER_OPEN_DESCRIPTORS_H_
-#define COLLISION_SERVER_OPEN_DESCRIPTORS_H_
+#ifndef COLLISION_SERVER_OBSERVABILITY_OPEN_DESCRIPTORS_H_
+#define COLLISION_SERVER_OBSERVABILITY_OPEN_DESCRIPTORS_H_
 
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -48,4 +48,4 @@ inline std::vector<int> OpenDescriptors() {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_OPEN_DESCRIPTORS_H_
+#endif  // COLLISION_SERVER_OBSERVABILITY_OPEN_DESCRIPTORS_H_

@@ -2,8 +2,8 @@
 // resident and virtual memory, open and maximum file descriptors, start
 // time), read from /proc/self at each scrape: dashboards and alerts written
 // for any Prometheus-instrumented process work unchanged.
-#ifndef COLLISION_SERVER_PROCESS_METRICS_H_
-#define COLLISION_SERVER_PROCESS_METRICS_H_
+#ifndef COLLISION_SERVER_OBSERVABILITY_PROCESS_METRICS_H_
+#define COLLISION_SERVER_OBSERVABILITY_PROCESS_METRICS_H_
 
 #include <vector>
 
@@ -19,4 +19,4 @@ class ProcessCollector final : public prometheus::Collectable {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_PROCESS_METRICS_H_
+#endif  // COLLISION_SERVER_OBSERVABILITY_PROCESS_METRICS_H_

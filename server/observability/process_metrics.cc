@@ -1,4 +1,4 @@
-#include "server/process_metrics.h"
+#include "server/observability/process_metrics.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include "prometheus/client_metric.h"
 #include "prometheus/metric_type.h"
-#include "server/open_descriptors.h"
+#include "server/observability/open_descriptors.h"
 
 namespace collision::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/listener_limit.h"
+#include "server/transport/listener_limit.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

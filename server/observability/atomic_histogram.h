@@ -1,8 +1,8 @@
 // A Prometheus histogram whose Observe takes no lock (prometheus-cpp 1.0.1's
 // Histogram::Observe takes a std::mutex), and the family that exports such
 // histograms on scrape. Used by metrics.cc for the handling-time series.
-#ifndef COLLISION_SERVER_ATOMIC_HISTOGRAM_H_
-#define COLLISION_SERVER_ATOMIC_HISTOGRAM_H_
+#ifndef COLLISION_SERVER_OBSERVABILITY_ATOMIC_HISTOGRAM_H_
+#define COLLISION_SERVER_OBSERVABILITY_ATOMIC_HISTOGRAM_H_
 
 #include <algorithm>
 #include <array>
@@ -128,4 +128,4 @@ class HistogramFamily : public prometheus::Collectable {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_ATOMIC_HISTOGRAM_H_
+#endif  // COLLISION_SERVER_OBSERVABILITY_ATOMIC_HISTOGRAM_H_

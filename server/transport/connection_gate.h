@@ -5,8 +5,8 @@
 // want of descriptors; here a connection over the limit is refused and the
 // ones already open go on. (gRPC 1.51 takes connections this way only
 // without TLS: a TLS port keeps gRPC's listener, see docs/operations.md.)
-#ifndef COLLISION_SERVER_CONNECTION_GATE_H_
-#define COLLISION_SERVER_CONNECTION_GATE_H_
+#ifndef COLLISION_SERVER_TRANSPORT_CONNECTION_GATE_H_
+#define COLLISION_SERVER_TRANSPORT_CONNECTION_GATE_H_
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -21,8 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
-#include "server/metrics.h"
-#include "server/open_sockets.h"
+#include "server/observability/metrics.h"
+#include "server/transport/open_sockets.h"
 
 namespace collision::server {
 
@@ -107,4 +107,4 @@ class ConnectionGate {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_CONNECTION_GATE_H_
+#endif  // COLLISION_SERVER_TRANSPORT_CONNECTION_GATE_H_

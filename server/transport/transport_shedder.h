@@ -9,8 +9,8 @@
 // are cut (shutdown(2): gRPC sees the connection end and frees its
 // buffers) until it is back under half the budget; the others go on, and
 // the memory goes back to the system (malloc_trim).
-#ifndef COLLISION_SERVER_TRANSPORT_SHEDDER_H_
-#define COLLISION_SERVER_TRANSPORT_SHEDDER_H_
+#ifndef COLLISION_SERVER_TRANSPORT_TRANSPORT_SHEDDER_H_
+#define COLLISION_SERVER_TRANSPORT_TRANSPORT_SHEDDER_H_
 
 #include <cstdint>
 #include <string>
@@ -18,8 +18,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
-#include "server/arrival_ledger.h"
-#include "server/metrics.h"
+#include "server/transport/arrival_ledger.h"
+#include "server/observability/metrics.h"
 
 namespace collision::server {
 
@@ -75,4 +75,4 @@ class TransportShedder {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_TRANSPORT_SHEDDER_H_
+#endif  // COLLISION_SERVER_TRANSPORT_TRANSPORT_SHEDDER_H_

@@ -2,8 +2,8 @@
 // Names follow grpc-prometheus (grpc_server_started_total,
 // grpc_server_handled_total{grpc_code}, grpc_server_handling_seconds, ...)
 // plus the service's own collision_* series.
-#ifndef COLLISION_SERVER_METRICS_H_
-#define COLLISION_SERVER_METRICS_H_
+#ifndef COLLISION_SERVER_OBSERVABILITY_METRICS_H_
+#define COLLISION_SERVER_OBSERVABILITY_METRICS_H_
 
 #include <cstdint>
 #include <memory>
@@ -98,4 +98,4 @@ class PrometheusMetrics : public Metrics {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_METRICS_H_
+#endif  // COLLISION_SERVER_OBSERVABILITY_METRICS_H_

@@ -6,8 +6,8 @@
 // through a Burst: the first is logged at once, the rest are counted and
 // summed up in one line per interval, so a flood costs a line a second and
 // never a line a call. Tokens are never logged; peers are.
-#ifndef COLLISION_SERVER_EVENT_LOG_H_
-#define COLLISION_SERVER_EVENT_LOG_H_
+#ifndef COLLISION_SERVER_OBSERVABILITY_EVENT_LOG_H_
+#define COLLISION_SERVER_OBSERVABILITY_EVENT_LOG_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -85,4 +85,4 @@ class Burst {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_EVENT_LOG_H_
+#endif  // COLLISION_SERVER_OBSERVABILITY_EVENT_LOG_H_

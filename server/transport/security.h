@@ -11,8 +11,8 @@
 //   without a token. So grpc.health.v1 (and reflection) stay open; put the
 //   port behind TLS when tokens cross untrusted networks.
 // - Tokens are compared in constant time and never logged.
-#ifndef COLLISION_SERVER_SECURITY_H_
-#define COLLISION_SERVER_SECURITY_H_
+#ifndef COLLISION_SERVER_TRANSPORT_SECURITY_H_
+#define COLLISION_SERVER_TRANSPORT_SECURITY_H_
 
 #include <memory>
 #include <string>
@@ -53,4 +53,4 @@ class TokenSet {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_SECURITY_H_
+#endif  // COLLISION_SERVER_TRANSPORT_SECURITY_H_

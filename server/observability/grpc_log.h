@@ -7,8 +7,8 @@
 // (health on open connections, /metrics) goes on answering. The sink prints
 // every line to stderr as gRPC would and counts those, so that the server
 // can turn NOT_SERVING and exit for its supervisor to restart it.
-#ifndef COLLISION_SERVER_GRPC_LOG_H_
-#define COLLISION_SERVER_GRPC_LOG_H_
+#ifndef COLLISION_SERVER_OBSERVABILITY_GRPC_LOG_H_
+#define COLLISION_SERVER_OBSERVABILITY_GRPC_LOG_H_
 
 #include <cstdint>
 #include <string>
@@ -30,4 +30,4 @@ bool WaitForListenerFailure(uint64_t seen, absl::Duration timeout,
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_GRPC_LOG_H_
+#endif  // COLLISION_SERVER_OBSERVABILITY_GRPC_LOG_H_

@@ -5,8 +5,8 @@
 // gRPC 1.51 buffers up to their announced length (4 GiB at most) before
 // any check, before the call even reaches a handler (TransportShedder
 // cuts the connections that hold the most).
-#ifndef COLLISION_SERVER_ARRIVAL_LEDGER_H_
-#define COLLISION_SERVER_ARRIVAL_LEDGER_H_
+#ifndef COLLISION_SERVER_TRANSPORT_ARRIVAL_LEDGER_H_
+#define COLLISION_SERVER_TRANSPORT_ARRIVAL_LEDGER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -84,4 +84,4 @@ class ArrivalLedger {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_ARRIVAL_LEDGER_H_
+#endif  // COLLISION_SERVER_TRANSPORT_ARRIVAL_LEDGER_H_

@@ -1,4 +1,4 @@
-#include "server/connection_gate.h"
+#include "server/transport/connection_gate.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

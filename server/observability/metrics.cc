@@ -18,7 +18,7 @@
 // - Label sets outside the known tables (a new method, kind or reason) take
 //   a slow path that locks; they still get counted, so nothing is lost when
 //   the service grows before this table does.
-#include "server/metrics.h"
+#include "server/observability/metrics.h"
 
 #include <algorithm>
 #include <array>
@@ -46,8 +46,8 @@
 #include "prometheus/metric_family.h"
 #include "prometheus/metric_type.h"
 #include "prometheus/registry.h"
-#include "server/atomic_histogram.h"
-#include "server/process_metrics.h"
+#include "server/observability/atomic_histogram.h"
+#include "server/observability/process_metrics.h"
 
 namespace collision::server {
 namespace {

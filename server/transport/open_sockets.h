@@ -4,8 +4,8 @@
 // number now names another socket or file, is gone. Used by both ways the
 // main port bounds its connections (ConnectionGate, ListenerLimit). Not
 // thread-safe: its owner serialises the calls.
-#ifndef COLLISION_SERVER_OPEN_SOCKETS_H_
-#define COLLISION_SERVER_OPEN_SOCKETS_H_
+#ifndef COLLISION_SERVER_TRANSPORT_OPEN_SOCKETS_H_
+#define COLLISION_SERVER_TRANSPORT_OPEN_SOCKETS_H_
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -75,4 +75,4 @@ class OpenSockets {
 
 }  // namespace collision::server
 
-#endif  // COLLISION_SERVER_OPEN_SOCKETS_H_
+#endif  // COLLISION_SERVER_TRANSPORT_OPEN_SOCKETS_H_
