@@ -1,14 +1,15 @@
 // SceneHistory's queries and pose lookups: walk the span of the moment's tick,
 // take each candidate's pose at that moment (interpolated), and answer it with
-// the scalar pairwise functions, in the orders and with the truncation of
-// scene.h (the same rules as scene.cc, whose SIMD kernels equal these
-// functions bit for bit).
+// the scalar pairwise functions, kept by the collectors scene.cc's queries
+// keep theirs with (collectors.h: the orders and truncation of scene.h; the
+// SIMD kernels scene.cc calls equal these functions bit for bit).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <queue>
+#include <vector>
 
 #include "collision/core/scalar.h"
+#include "scene/collectors.h"
 #include "scene/history.h"
 #include "scene/query_util.h"
 
@@ -215,7 +216,7 @@ bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
                            size_t max_hits,
                            std::vector<OverlapHit>* hits) const {
   assert(CanOverlap(at, KindOf(query), nullptr));
-  hits->clear();
+  scene::OverlapCollector collector(hits);
   const Impl& h = *impl_;
   float values[scene::kMaxColumns] = {};
   scene::ShapeColumns(query, values);
@@ -228,12 +229,9 @@ bool SceneHistory::Overlap(SceneMoment at, const Shape& query,
     Shape target;
     if (!h.Candidate(span, item, at, filter, &id, &target)) return;
     const IntersectResult r = Intersect(query, target, boundary);
-    if (r.hit) hits->push_back(OverlapHit{id, r});
+    if (r.hit) collector.Add(id, r);
   });
-  std::sort(hits->begin(), hits->end(), scene::IdLess);
-  if (hits->size() <= max_hits) return false;
-  hits->resize(max_hits);
-  return true;
+  return collector.Finish(max_hits);
 }
 
 namespace {
@@ -268,17 +266,13 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
   const float center[3] = {values[0], values[1], flat ? 0.0f : values[2]};
   const float radius = flat ? values[2] : values[3];
 
-  std::priority_queue<NearestHit, std::vector<NearestHit>,
-                      decltype(&scene::GapLess)>
-      best(scene::GapLess);
+  scene::NearestCollector best(k, max_gap);
   const float scale = std::fabs(center[0]) + std::fabs(center[1]) +
                       std::fabs(center[2]) + radius;
   auto widened = [&](float b) {
     return b + (scale + std::fabs(b)) * scene::kWiden;
   };
-  auto bound = [&] {
-    return widened(best.size() > k ? best.top().result.gap : max_gap);
-  };
+  auto bound = [&] { return widened(best.Bound()); };
   const Span& span = h.SpanAt(at.tick);
   // Each candidate looked at costs a pose lookup, a cache miss or two in a
   // history larger than the caches; one after the other they were most of
@@ -302,14 +296,7 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
     uint64_t id;
     Shape target;
     if (!h.Candidate(span, item, at, filter, &id, &target)) return;
-    NearestHit hit{id, ClosestPoint(query, target, boundary)};
-    if (!(hit.result.gap <= max_gap)) return;
-    if (best.size() <= k) {
-      best.push(hit);
-    } else if (scene::GapLess(hit, best.top())) {
-      best.pop();
-      best.push(hit);
-    }
+    best.Add(NearestHit{id, ClosestPoint(query, target, boundary)});
   };
   scene::WithDims(flat, [&](auto dims_case) {
     constexpr int kDims = decltype(dims_case)::value;
@@ -355,7 +342,7 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
   }
   if (bound() > gathered_to) {
     // Some upper bound did not hold: answer with the ordinary walk.
-    while (!best.empty()) best.pop();
+    best.Clear();
     scene::WithDims(flat, [&](auto dims_case) {
       constexpr int kDims = decltype(dims_case)::value;
       scene::WalkNearest<kDims>(
@@ -382,29 +369,19 @@ bool SceneHistory::Nearest(SceneMoment at, const Shape& query, size_t k,
       }
     });
   }
-  const bool truncated = best.size() > k;
-  if (truncated) best.pop();
-  hits->resize(best.size());
-  for (size_t i = best.size(); i-- > 0;) {
-    (*hits)[i] = best.top();
-    best.pop();
-  }
-  return truncated;
+  return best.Finish(hits);
 }
 
 bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
                         Boundary boundary, const EntityFilter& filter,
                         bool all_hits, size_t max_hits,
                         std::vector<CastHit>* hits) const {
-  hits->clear();
+  scene::CastCollector collector(all_hits, hits);
   const Impl& h = *impl_;
   const bool flat = h.dimension == SceneDimension::k2D;
   const int dims = flat ? 2 : 3;
   const scene::Segment segment = scene::CastSegment(cast, dims);
 
-  CastHit first_hit;
-  first_hit.result.distance = INFINITY;
-  bool have_first = false;
   const Span& span = h.SpanAt(at.tick);
   // An entity whose box the segment enters no later than the best hit.
   auto consider = [&](uint32_t item) {
@@ -412,18 +389,9 @@ bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
     Shape target;
     if (!h.Candidate(span, item, at, filter, &id, &target)) return;
     const CastResult r = scene::CastAgainst(cast, flat, target, boundary);
-    if (!r.hit) return;
-    const CastHit hit{id, r};
-    if (all_hits) {
-      hits->push_back(hit);
-    } else if (!have_first || scene::DistanceLess(hit, first_hit)) {
-      first_hit = hit;
-      have_first = true;
-    }
+    if (r.hit) collector.Add(CastHit{id, r});
   };
-  auto limit = [&] {
-    return all_hits || !have_first ? INFINITY : first_hit.result.distance;
-  };
+  auto limit = [&] { return collector.Limit(); };
 
   scene::WithSegmentCase(segment, [&](auto dims_case, auto parallel_case) {
     constexpr int kDims = decltype(dims_case)::value;
@@ -450,14 +418,7 @@ bool SceneHistory::Cast(SceneMoment at, const CastQuery& cast,
       if (t != INFINITY && t <= limit()) consider(static_cast<uint32_t>(i));
     }
   });
-  if (!all_hits) {
-    if (have_first && max_hits > 0) hits->push_back(first_hit);
-    return have_first && max_hits == 0;
-  }
-  std::sort(hits->begin(), hits->end(), scene::DistanceLess);
-  if (hits->size() <= max_hits) return false;
-  hits->resize(max_hits);
-  return true;
+  return collector.Finish(max_hits);
 }
 
 }  // namespace collision

@@ -8,13 +8,13 @@
 #include <array>
 #include <cassert>
 #include <cmath>
-#include <queue>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "collision/core/kernels.h"
 #include "collision/core/scalar.h"
 #include "scene/bvh.h"
+#include "scene/collectors.h"
 #include "scene/moves.h"
 #include "scene/query_util.h"
 #include "scene/store.h"
@@ -24,10 +24,7 @@ namespace {
 
 using scene::Aabb;
 using scene::BvhNode;
-using scene::DistanceLess;
 using scene::Family;
-using scene::GapLess;
-using scene::IdLess;
 using scene::kWiden;
 using scene::MakeSegment;
 using scene::Pending;
@@ -409,7 +406,7 @@ bool Scene::Overlap(const Shape& query, Boundary boundary,
                     std::vector<OverlapHit>* hits) const {
   assert(!impl_->staged);
   assert(CanOverlap(KindOf(query), nullptr));
-  hits->clear();
+  scene::OverlapCollector collector(hits);
   float values[scene::kMaxColumns] = {};
   scene::ShapeColumns(query, values);
   const Family qf = scene::FamilyOf(KindOf(query));
@@ -429,17 +426,13 @@ bool Scene::Overlap(const Shape& query, Boundary boundary,
       IntersectRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
       for (size_t i = 0; i < n; ++i) {
         if (hit[i] && Passes(s, slot + i, filter)) {
-          hits->push_back(
-              OverlapHit{s.ids[slot + i],
-                         IntersectResult{true, relation[i], separation[i]}});
+          collector.Add(s.ids[slot + i],
+                        IntersectResult{true, relation[i], separation[i]});
         }
       }
     });
   }
-  std::sort(hits->begin(), hits->end(), IdLess);
-  if (hits->size() <= max_hits) return false;
-  hits->resize(max_hits);
-  return true;
+  return collector.Finish(max_hits);
 }
 
 bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
@@ -456,15 +449,13 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
   const float radius = flat ? values[2] : values[3];
   const Broadcast q(values, scene::ColumnCount(qf));
 
-  // The best k + 1 so far, worst on top: the (k+1)-th says "truncated".
-  std::priority_queue<NearestHit, std::vector<NearestHit>, decltype(&GapLess)>
-      best(GapLess);
+  scene::NearestCollector best(k, max_gap);
   const float scale = std::fabs(center[0]) + std::fabs(center[1]) +
                       std::fabs(center[2]) + radius;
   // Prune a box only when its lower bound exceeds the bound by more than
   // the rounding of a float gap (relative to the coordinates' magnitude).
   auto bound = [&] {
-    const float b = best.size() > k ? best.top().result.gap : max_gap;
+    const float b = best.Bound();
     return b + (scale + std::fabs(b)) * kWiden;
   };
 
@@ -477,7 +468,7 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
     const Run e(s, slot);
     ClosestPointRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
     for (size_t i = 0; i < n; ++i) {
-      if (!(gap[i] <= max_gap) || !Passes(s, slot + i, filter)) continue;
+      if (!best.Admits(gap[i]) || !Passes(s, slot + i, filter)) continue;
       NearestHit h;
       h.id = s.ids[slot + i];
       h.result.closest_point = {cx[i], cy[i], flat ? 0.0f : cz[i]};
@@ -486,12 +477,7 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
       h.result.signed_distance = sd[i];
       h.result.gap = gap[i];
       h.result.inside = inside[i] != 0;
-      if (best.size() <= k) {
-        best.push(h);
-      } else if (GapLess(h, best.top())) {
-        best.pop();
-        best.push(h);
-      }
+      best.Add(h);
     }
   };
 
@@ -511,28 +497,18 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
       }
     }
   });
-  const bool truncated = best.size() > k;
-  if (truncated) best.pop();
-  hits->resize(best.size());
-  for (size_t i = best.size(); i-- > 0;) {
-    (*hits)[i] = best.top();
-    best.pop();
-  }
-  return truncated;
+  return best.Finish(hits);
 }
 
 bool Scene::Cast(const CastQuery& cast, Boundary boundary,
                  const EntityFilter& filter, bool all_hits, size_t max_hits,
                  std::vector<CastHit>* hits) const {
   assert(!impl_->staged);
-  hits->clear();
+  scene::CastCollector collector(all_hits, hits);
   const bool flat = impl_->dimension == SceneDimension::k2D;
   const int dims = flat ? 2 : 3;
   const Segment segment = scene::CastSegment(cast, dims);
 
-  CastHit first_hit;
-  first_hit.result.distance = INFINITY;
-  bool have_first = false;
   // Each candidate's exact answer from cast.h.
   auto answer = [&](const Store& s, size_t slot) {
     float v[scene::kMaxColumns];
@@ -546,19 +522,10 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
   auto consider = [&](const Store& s, size_t slot) {
     if (!Passes(s, slot, filter)) return;
     const CastResult r = answer(s, slot);
-    if (!r.hit) return;
-    const CastHit h{s.ids[slot], r};
-    if (all_hits) {
-      hits->push_back(h);
-    } else if (!have_first || DistanceLess(h, first_hit)) {
-      first_hit = h;
-      have_first = true;
-    }
+    if (r.hit) collector.Add(CastHit{s.ids[slot], r});
   };
   // Nodes farther than the best first hit cannot hold a nearer one.
-  auto limit = [&] {
-    return all_hits || !have_first ? INFINITY : first_hit.result.distance;
-  };
+  auto limit = [&] { return collector.Limit(); };
 
   // Not a structured binding: C++17 lambdas cannot capture one (clang).
   const std::pair<int, int> families = impl_->FamilyRange();
@@ -584,14 +551,7 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
       }
     }
   });
-  if (!all_hits) {
-    if (have_first && max_hits > 0) hits->push_back(first_hit);
-    return have_first && max_hits == 0;
-  }
-  std::sort(hits->begin(), hits->end(), DistanceLess);
-  if (hits->size() <= max_hits) return false;
-  hits->resize(max_hits);
-  return true;
+  return collector.Finish(max_hits);
 }
 
 }  // namespace collision
