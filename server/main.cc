@@ -186,8 +186,9 @@ bool WritePortFile(const std::string& path, int port) {
 
 int main(int argc, char** argv) {
   // Debian's absl builds check every Mutex acquisition for lock-order
-  // cycles (a debug aid): ~4% of the server's CPU per call under load, as
-  // much in the load tool. The tests, which run without this, keep it on.
+  // cycles, a debug aid paid on every call under load
+  // (docs/decisions/0022-mutex-deadlock-detection-off.md). The tests,
+  // which run without this, keep it on.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // A message's transient buffers (its arena, parsed columns, answer) of a
   // MiB or more come from mmap and go back to the system when freed:
@@ -197,11 +198,10 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   // One malloc arena: a scene's messages are handled on whichever gRPC
   // thread is free, and with an arena per thread each one kept its own
-  // copy of the largest message's freed buffers (20-30 MiB more than the
-  // scenes hold beside a 100k-entity scene, measured from outside). Small
-  // blocks still come from per-thread caches without a lock; pairwise
-  // throughput on this 2-core machine did not fall (docs/operations.md).
-  // GLIBC_TUNABLES or MALLOC_ARENA_MAX in the environment still decide.
+  // copy of the largest message's freed buffers. Small blocks still come
+  // from per-thread caches without a lock
+  // (docs/decisions/0023-one-malloc-arena.md). GLIBC_TUNABLES or
+  // MALLOC_ARENA_MAX in the environment still decide.
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&
       std::getenv("GLIBC_TUNABLES") == nullptr) {
     mallopt(M_ARENA_MAX, 1);

@@ -6,9 +6,9 @@
 //   for the end of the stream, so garbage would end with OK. Here the caller
 //   gets INVALID_ARGUMENT saying which message type did not parse.
 // - Each unary call's request and response live on one protobuf arena:
-//   per-pair requests parse ~2-3x faster on an arena than on the heap
-//   (collision_wire_bench: BM_ParsePairs vs BM_ParsePairsOnArena), and the
-//   whole call is freed at once.
+//   per-pair requests parse faster on an arena than on the heap
+//   (docs/decisions/0024-one-arena-per-unary-call.md), and the whole call
+//   is freed at once.
 #ifndef COLLISION_SERVER_RAW_MESSAGES_H_
 #define COLLISION_SERVER_RAW_MESSAGES_H_
 

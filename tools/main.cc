@@ -506,8 +506,9 @@ int Main(int argc, char** argv) {
 // leave without running them.
 int main(int argc, char** argv) {
   // Debian's absl builds check every Mutex acquisition for lock-order
-  // cycles (a debug aid): ~4% of the server's CPU per call under load, as
-  // much in the load tool. The tests, which run without this, keep it on.
+  // cycles, a debug aid paid on every call under load
+  // (docs/decisions/0022-mutex-deadlock-detection-off.md). The tests,
+  // which run without this, keep it on.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const int status = Main(argc, argv);
   std::fflush(nullptr);

@@ -6,11 +6,12 @@
 // Grouping is a counting sort on the exact (kind a, kind b) combination,
 // computed from the variant indices without branching; the columns are then
 // filled one combination at a time with fully typed code, so a shuffled
-// batch costs no branch mispredictions per item (a per-item switch on the
-// kinds cost ~3 mispredictions per pair and made the dispatcher slower than
-// the scalar loop). Chunking bounds the per-thread scratch, which is reused
-// through thread_local (no allocation after a thread's first call), and keeps
-// the columns in L1/L2 between the gather, the kernels and the scatter.
+// batch costs no branch mispredictions per item (a per-item switch was
+// slower than the scalar loop:
+// docs/decisions/0025-dispatcher-groups-by-kind.md). Chunking bounds the
+// per-thread scratch, which is reused through thread_local (no allocation
+// after a thread's first call), and keeps the columns in L1/L2 between the
+// gather, the kernels and the scatter.
 #include "collision/core/batch.h"
 
 #include <algorithm>

@@ -23,17 +23,17 @@ namespace collision::server {
 
 namespace {
 
-// While memory is at the budget: read at least this often (at loopback
-// speed, ~400 MB/s, a sender adds ~4 MB between two reads), but never
-// spend more than a third of the time reading (20,000 connections take
-// ~20 ms).
+// While memory is at the budget: read at least this often (a sender at
+// loopback speed adds only a few MB between two reads), but never spend
+// more than a third of the time reading
+// (docs/decisions/0021-transport-shedder.md).
 constexpr absl::Duration kReadUnderPressure = absl::Milliseconds(10);
 constexpr absl::Duration kReadOtherwise = absl::Seconds(1);
 // gRPC frees a cut connection's buffers on its own threads, soon after
 // it sees the connection end; the memory is given back after this.
 constexpr absl::Duration kTrimAfter = absl::Milliseconds(20);
 // A fall in what connections hold worth giving back to the system (a
-// trim costs ~0.1 ms per MiB it walks).
+// trim walks the heap: docs/decisions/0021-transport-shedder.md).
 constexpr int64_t kTrimDrop = int64_t{8} << 20;
 
 // The socket calls as raw system calls, for the reason OpenSockets gives:
@@ -112,7 +112,7 @@ std::vector<TransportShedder::Holding> TransportShedder::Read() {
 
 void TransportShedder::Check(absl::Time now, int64_t resident_bytes) {
   if (now >= trim_at_) {
-    malloc_trim(0);  // 15-25 ms after a cut of ~150 MiB
+    malloc_trim(0);  // milliseconds: docs/decisions/0021-transport-shedder.md
     trim_at_ = absl::InfiniteFuture();
   }
   const absl::Duration every =

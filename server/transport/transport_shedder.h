@@ -2,7 +2,7 @@
 // buffers a message up to its announced length (4 GiB at most) before any
 // size check, before authentication, before a handler sees the call; its
 // ResourceQuota reclaims one stream at a time, far too slowly to stop a
-// sender (measured: a 1 MiB quota let ~500 MiB in). Here the server reads,
+// sender (docs/decisions/0021-transport-shedder.md). Here the server reads,
 // for each connection of the main port, what the kernel received on it
 // (TCP_INFO) less what its calls took (ArrivalLedger): what gRPC holds for
 // it. When the total passes the budget, the connections holding the most

@@ -44,8 +44,8 @@ inline Aabb EmptyAabb() {
 // far more than any kernel's rounding, so the broadphase only ever adds
 // candidates.
 inline constexpr float kWiden = 1.0f / (1 << 18);
-// Inline: the history grows a span's box per changed entity, and a call
-// per grow was 12% of recording a tick.
+// Inline: the history grows a span's box per changed entity
+// (docs/decisions/0009-scene-update-in-leaf-order.md).
 inline void Grow(Aabb* box, const Aabb& other) {
   for (int a = 0; a < 3; ++a) {
     box->lo[a] = std::min(box->lo[a], other.lo[a]);

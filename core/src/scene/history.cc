@@ -130,8 +130,8 @@ size_t Track::Push(const Pose& pose, const Room& room) {
     }
     // Under a budget a ring takes its whole share at once: growing in steps
     // leaves each step's old block behind in whichever malloc arena the
-    // thread of that commit used (a fifth of a 100k-entity scene's memory,
-    // measured from outside), and the share is counted as spent anyway.
+    // thread of that commit used, and the share is counted as spent anyway
+    // (docs/decisions/0023-one-malloc-arena.md).
     if (room.limit != ~size_t{0}) slots = room.limit;
     slots = std::max<size_t>(count + 1, std::min(slots, room.limit));
     Resize(slots);

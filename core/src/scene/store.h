@@ -115,8 +115,8 @@ inline void ShapeColumns(const Shape& shape, float* v) {
 Aabb BoundsOf(Family family, const float* values);
 
 // The box [lo, hi] widened by eps (see kWiden in bvh.h), built in place: an
-// Aabb passed through by value cost ~20 ns a call in store-forwarding
-// stalls.
+// Aabb passed through by value stalls on store forwarding
+// (docs/decisions/0009-scene-update-in-leaf-order.md).
 inline Aabb WidenedBox(float lx, float ly, float lz, float hx, float hy,
                        float hz, float magnitude) {
   const float eps = magnitude * kWiden + 1e-30f;
