@@ -6,7 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
+#include "collision/handlers/scene.h"
 #include "collision/wire/wire_precheck.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/stream_reactor.h"
@@ -133,11 +134,11 @@ grpc::Status HostedScene::Process(const Request& request, Response* response,
   // The history records the tick after the answer has left (AfterAnswer)
   // unless a rewound query of this message needs it.
   const bool record_later = history != nullptr && parsed->update.present &&
-                            !wire::RecordUpdateFirst(*parsed, *history);
-  wire::ApplySceneUpdate(parsed->update, &*scene_, history, record_later);
+                            !handlers::RecordUpdateFirst(*parsed, *history);
+  handlers::ApplySceneUpdate(parsed->update, &*scene_, history, record_later);
   if (record_later) unrecorded_tick_ = parsed->update.tick;
   if (parsed->update.present) tick_ = parsed->update.tick;
-  wire::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, limits_,
+  handlers::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, limits_,
                            response);
   response->set_tick(tick_.value_or(0));
   response->set_entities(static_cast<uint32_t>(scene_->size()));

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "collision/handlers/columns.h"
+#include "collision/wire/columns.h"
 #include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
@@ -230,14 +232,14 @@ grpc::Status CollisionServiceImpl::AuthenticateBearer(
   return grpc::Status::OK;
 }
 
-wire::HandlerContext CollisionServiceImpl::MakeContext(
+handlers::HandlerContext CollisionServiceImpl::MakeContext(
     grpc::CallbackServerContext* context) {
-  wire::HandlerContext c;
+  handlers::HandlerContext c;
   c.limits = options_.limits;
   c.run = [this, context](
               std::size_t n,
               const std::function<void(std::size_t, std::size_t)>& body) {
-    return pool_.ParallelFor(n, wire::kChunk, body,
+    return pool_.ParallelFor(n, handlers::kChunk, body,
                              [context] { return Expired(context); });
   };
   c.stopped_status = [this, context] {
@@ -351,7 +353,7 @@ namespace {
 // several slices), decoded by `decode` (collision/wire/pair_wire.h); nullptr
 // when they are not in its plain encoding.
 template <typename Decode>
-std::shared_ptr<wire::DecodedRequest> DecodeBytes(
+std::shared_ptr<handlers::DecodedRequest> DecodeBytes(
     const grpc::ByteBuffer& bytes, Decode decode,
     const wire::RequestLimits& limits) {
   grpc::Slice slice;
@@ -364,7 +366,7 @@ std::shared_ptr<wire::DecodedRequest> DecodeBytes(
 
 void CollisionServiceImpl::ServeDecoded(
     grpc::CallbackServerContext* context,
-    std::shared_ptr<wire::DecodedRequest> decoded,
+    std::shared_ptr<handlers::DecodedRequest> decoded,
     grpc::ByteBuffer* response_bytes, UnaryCall* reactor) {
   if (Expired(context)) {
     reactor->Answer(Stopped(context, "while the request was parsed"));
@@ -418,7 +420,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
   grpc::Status read = Precheck<Request>(*request_bytes);
   if constexpr (!std::is_same_v<Decode, std::nullptr_t>) {
     if (read.ok() && options_.decode_pairs_from_bytes) {
-      std::shared_ptr<wire::DecodedRequest> decoded =
+      std::shared_ptr<handlers::DecodedRequest> decoded =
           DecodeBytes(*request_bytes, decode, options_.limits);
       if (decoded != nullptr) {
         ServeDecoded(context, std::move(decoded), response_bytes, reactor);
@@ -460,10 +462,10 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Intersect(
     grpc::ByteBuffer* response) {
   return Unary<v1::IntersectRequest, v1::IntersectResponse>(
       context, request, response, "Intersect",
-      [](const auto& q, auto* r, const wire::HandlerContext& c) {
-        return wire::HandleIntersect(q, r, c);
+      [](const auto& q, auto* r, const handlers::HandlerContext& c) {
+        return handlers::HandleIntersect(q, r, c);
       },
-      &wire::DecodeIntersect);
+      &handlers::DecodeIntersect);
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
@@ -471,10 +473,10 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPoint(
     grpc::ByteBuffer* response) {
   return Unary<v1::ClosestPointRequest, v1::ClosestPointResponse>(
       context, request, response, "ClosestPoint",
-      [](const auto& q, auto* r, const wire::HandlerContext& c) {
-        return wire::HandleClosestPoint(q, r, c);
+      [](const auto& q, auto* r, const handlers::HandlerContext& c) {
+        return handlers::HandleClosestPoint(q, r, c);
       },
-      &wire::DecodeClosestPoint);
+      &handlers::DecodeClosestPoint);
 }
 
 grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(
@@ -482,8 +484,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::IntersectColumns(
     grpc::ByteBuffer* response) {
   return Unary<v1::IntersectColumnsRequest, v1::IntersectColumnsResponse>(
       context, request, response, "IntersectColumns",
-      [](const auto& q, auto* r, const wire::HandlerContext& c) {
-        return wire::HandleIntersectColumns(q, r, c);
+      [](const auto& q, auto* r, const handlers::HandlerContext& c) {
+        return handlers::HandleIntersectColumns(q, r, c);
       });
 }
 
@@ -492,8 +494,8 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::ClosestPointColumns(
     grpc::ByteBuffer* response) {
   return Unary<v1::ClosestPointColumnsRequest, v1::ClosestPointColumnsResponse>(
       context, request, response, "ClosestPointColumns",
-      [](const auto& q, auto* r, const wire::HandlerContext& c) {
-        return wire::HandleClosestPointColumns(q, r, c);
+      [](const auto& q, auto* r, const handlers::HandlerContext& c) {
+        return handlers::HandleClosestPointColumns(q, r, c);
       });
 }
 
@@ -535,20 +537,20 @@ struct QueryStreamSession {
   }
 
   static absl::Status Handle(const Request& request, Response* response,
-                             const wire::HandlerContext& c) {
+                             const handlers::HandlerContext& c) {
     switch (request.query_case()) {
       case Request::kIntersect:
-        return wire::HandleIntersect(request.intersect(),
+        return handlers::HandleIntersect(request.intersect(),
                                      response->mutable_intersect(), c);
       case Request::kClosestPoint:
-        return wire::HandleClosestPoint(request.closest_point(),
+        return handlers::HandleClosestPoint(request.closest_point(),
                                         response->mutable_closest_point(), c);
       case Request::kIntersectColumns:
-        return wire::HandleIntersectColumns(
+        return handlers::HandleIntersectColumns(
             request.intersect_columns(), response->mutable_intersect_columns(),
             c);
       case Request::kClosestPointColumns:
-        return wire::HandleClosestPointColumns(
+        return handlers::HandleClosestPointColumns(
             request.closest_point_columns(),
             response->mutable_closest_point_columns(), c);
       default:
@@ -560,10 +562,10 @@ struct QueryStreamSession {
 
   // A per-pair query decoded straight from the message's bytes
   // (collision/wire/pair_wire.h); nullptr: parse the message.
-  std::shared_ptr<wire::DecodedRequest> Decode(
+  std::shared_ptr<handlers::DecodedRequest> Decode(
       const grpc::ByteBuffer& bytes) const {
     if (!service->options().decode_pairs_from_bytes) return nullptr;
-    return DecodeBytes(bytes, &wire::DecodeQueryStreamMessage,
+    return DecodeBytes(bytes, &handlers::DecodeQueryStreamMessage,
                        service->options().limits);
   }
 

@@ -18,7 +18,7 @@
 
 #include "absl/time/time.h"
 #include "collision/v1/collision.grpc.pb.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 #include "collision/wire/scene_request.h"
 #include "grpcpp/grpcpp.h"
 #include "server/transport/arrival_ledger.h"
@@ -246,11 +246,11 @@ class CollisionServiceImpl final : public RawCollisionService {
   grpc::Status AuthenticateBearer(
       std::optional<absl::string_view> authorization,
       const std::string& peer) const;
-  wire::HandlerContext MakeContext(grpc::CallbackServerContext* context);
+  handlers::HandlerContext MakeContext(grpc::CallbackServerContext* context);
   // Serves a request decoded straight from its bytes
   // (collision/wire/pair_wire.h).
   void ServeDecoded(grpc::CallbackServerContext* context,
-                    std::shared_ptr<wire::DecodedRequest> decoded,
+                    std::shared_ptr<handlers::DecodedRequest> decoded,
                     grpc::ByteBuffer* response_bytes, UnaryCall* reactor);
   // `decode`: DecodeIntersect or DecodeClosestPoint for the per-pair
   // methods, tried before the message is parsed; nullptr for the others.

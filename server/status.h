@@ -48,7 +48,7 @@ inline void ToStreamError(const grpc::Status& s, v1::StreamError* error) {
 }
 
 // For a server-side stop (deadline, cancellation) handed back through the
-// wire layer's HandlerContext::stopped_status.
+// handlers layer's HandlerContext::stopped_status.
 inline absl::Status FromGrpc(const grpc::Status& s) {
   if (s.ok()) return absl::OkStatus();
   return absl::Status(static_cast<absl::StatusCode>(s.error_code()),

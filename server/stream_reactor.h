@@ -34,7 +34,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 #include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
@@ -116,7 +116,7 @@ class StreamReactor final
       Write();
       return;
     }
-    if (std::shared_ptr<wire::DecodedRequest> decoded =
+    if (std::shared_ptr<handlers::DecodedRequest> decoded =
             session_.Decode(request_bytes_)) {
       request_bytes_.Clear();
       Compute(service_->ComputesInline(decoded->items()),
@@ -311,7 +311,7 @@ class StreamReactor final
 
   // Computes a message decoded from its bytes and sends the response it
   // encodes; an error (the call stopped) is answered like any other.
-  void Serve(wire::DecodedRequest& decoded) {
+  void Serve(handlers::DecodedRequest& decoded) {
     std::string bytes;
     const grpc::Status s =
         ToGrpc(decoded.Serve(service_->MakeContext(context_), &bytes));

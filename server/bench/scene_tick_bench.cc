@@ -23,6 +23,7 @@
 #include "benchmark/benchmark.h"
 #include "collision/client/client.h"
 #include "collision/client/scene_session.h"
+#include "collision/handlers/scene.h"
 #include "collision/v1/scene.grpc.pb.h"
 #include "collision/v1/scene.pb.h"
 #include "collision/wire/scene_request.h"
@@ -176,14 +177,14 @@ void BM_SceneReferenceTick(benchmark::State& state) {
     }
     // As SceneSession: the history records the tick after the answer
     // unless a rewound query needs it first.
-    const bool record_later = !wire::RecordUpdateFirst(*parsed, history);
+    const bool record_later = !handlers::RecordUpdateFirst(*parsed, history);
     const auto update_start = std::chrono::steady_clock::now();
-    wire::ApplyToScene(parsed->update, &scene);
+    handlers::ApplyToScene(parsed->update, &scene);
     update_micros += micros_since(update_start);
-    wire::ApplyToHistory(parsed->update, &history, record_later);
+    handlers::ApplyToHistory(parsed->update, &history, record_later);
     tick = parsed->update.tick;
     const auto queries_start = std::chrono::steady_clock::now();
-    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
+    handlers::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
                              response);
     queries_micros += micros_since(queries_start);
     response->SerializeToString(&out);

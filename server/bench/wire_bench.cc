@@ -9,7 +9,7 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 #include "collision/wire/pair_wire.h"
 #include "collision/wire/wire_precheck.h"
 #include "google/protobuf/arena.h"
@@ -95,8 +95,8 @@ void BM_ServeColumns(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     request.ParseFromString(wire);
-    if (!wire::HandleIntersectColumns(request, &response,
-                                      wire::HandlerContext{})
+    if (!handlers::HandleIntersectColumns(request, &response,
+                                      handlers::HandlerContext{})
              .ok()) {
       state.SkipWithError("rejected");
     }
@@ -141,7 +141,7 @@ void BM_ServePairs(benchmark::State& state) {
     auto* response =
         google::protobuf::Arena::CreateMessage<v1::IntersectResponse>(&arena);
     request->ParseFromString(wire);
-    if (!wire::HandleIntersect(*request, response, wire::HandlerContext{})
+    if (!handlers::HandleIntersect(*request, response, handlers::HandlerContext{})
              .ok()) {
       state.SkipWithError("rejected");
     }
@@ -159,9 +159,9 @@ void BM_ServePairsFromBytes(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     out.clear();
-    const auto decoded = wire::DecodeIntersect(wire, wire::RequestLimits{});
+    const auto decoded = handlers::DecodeIntersect(wire, wire::RequestLimits{});
     if (decoded == nullptr ||
-        !decoded->Serve(wire::HandlerContext{}, &out).ok()) {
+        !decoded->Serve(handlers::HandlerContext{}, &out).ok()) {
       state.SkipWithError("not taken");
     }
     benchmark::DoNotOptimize(out.data());

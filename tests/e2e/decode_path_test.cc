@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/codegen/client_unary_call.h"
 #include "grpcpp/impl/codegen/sync_stream.h"
@@ -111,7 +111,7 @@ TEST_F(TwoServers, PerPairCallsAnswerTheSameWhetherDecodedOrParsed) {
     v1::IntersectRequest request;
     v1::IntersectResponse response;
     if (request.ParseFromString(part) &&
-        wire::HandleIntersect(request, &response, wire::RequestLimits{}).ok()) {
+        handlers::HandleIntersect(request, &response, wire::RequestLimits{}).ok()) {
       big += part;
     }
   }

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "collision/client/client.h"
 #include "collision/client/columns.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/impl/codegen/sync_stream.h"
@@ -81,7 +81,7 @@ void CheckCorruptions(Wire& test, const std::string& method,
     ++tally->parsed;
     Response want;
     const grpc::Status expected = server::ToGrpc(
-        handle(request, &want, wire::HandlerContext{test.limits()}));
+        handle(request, &want, handlers::HandlerContext{test.limits()}));
     EXPECT_EQ(got.error_code(), expected.error_code())
         << what << ": " << got.error_message();
     EXPECT_EQ(got.error_message(), expected.error_message()) << what;
@@ -117,25 +117,25 @@ TEST_F(Wire, CorruptMessagesOnEveryMethodGetInvalidArgumentOrTheTrueAnswer) {
   CheckCorruptions<v1::IntersectResponse>(
       *this, "Intersect", pairs.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return wire::HandleIntersect(q, r, h);
+        return handlers::HandleIntersect(q, r, h);
       },
       kEach, rng, &tally);
   CheckCorruptions<v1::ClosestPointResponse>(
       *this, "ClosestPoint", queries.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return wire::HandleClosestPoint(q, r, h);
+        return handlers::HandleClosestPoint(q, r, h);
       },
       kEach, rng, &tally);
   CheckCorruptions<v1::IntersectColumnsResponse>(
       *this, "IntersectColumns", columns.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return wire::HandleIntersectColumns(q, r, h);
+        return handlers::HandleIntersectColumns(q, r, h);
       },
       kEach, rng, &tally);
   CheckCorruptions<v1::ClosestPointColumnsResponse>(
       *this, "ClosestPointColumns", closest_columns.request(),
       [](const auto& q, auto* r, const auto& h) {
-        return wire::HandleClosestPointColumns(q, r, h);
+        return handlers::HandleClosestPointColumns(q, r, h);
       },
       kEach, rng, &tally);
   // Both branches were exercised for real.

@@ -23,7 +23,8 @@
 #include <optional>
 #include <string>
 
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
+#include "collision/handlers/scene.h"
 #include "collision/wire/scene_request.h"
 #include "collision/wire/wire_precheck.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -31,6 +32,7 @@
 namespace {
 
 namespace v1 = collision::v1;
+namespace handlers = collision::handlers;
 namespace wire = collision::wire;
 
 void Check(bool ok) {
@@ -53,25 +55,25 @@ bool Finite(const google::protobuf::RepeatedField<float>& c) {
 // but what it takes must parse, be accepted by the message path and be
 // answered with the very bytes the message path serializes.
 template <typename Response>
-void CheckDecoded(wire::DecodedRequest* decoded, bool parsed,
+void CheckDecoded(handlers::DecodedRequest* decoded, bool parsed,
                   const absl::Status& s, const Response& response) {
   if (decoded == nullptr) return;
   Check(parsed && s.ok());
   std::string fast;
-  Check(decoded->Serve(wire::HandlerContext{}, &fast).ok());
+  Check(decoded->Serve(handlers::HandlerContext{}, &fast).ok());
   Check(fast == response.SerializeAsString());
 }
 
 void Intersect(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const auto decoded = wire::DecodeIntersect(bytes, {});
+  const auto decoded = handlers::DecodeIntersect(bytes, {});
   v1::IntersectRequest request;
   const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
   Check(parsed || decoded == nullptr);
   if (!parsed) return;
   v1::IntersectResponse response;
   const absl::Status s =
-      wire::HandleIntersect(request, &response, wire::HandlerContext{});
+      handlers::HandleIntersect(request, &response, handlers::HandlerContext{});
   CheckDecoded(decoded.get(), parsed, s, response);
   if (!s.ok()) {
     CheckRejected(s);
@@ -84,14 +86,14 @@ void Intersect(const uint8_t* data, size_t size) {
 
 void ClosestPoint(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const auto decoded = wire::DecodeClosestPoint(bytes, {});
+  const auto decoded = handlers::DecodeClosestPoint(bytes, {});
   v1::ClosestPointRequest request;
   const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
   Check(parsed || decoded == nullptr);
   if (!parsed) return;
   v1::ClosestPointResponse response;
   const absl::Status s =
-      wire::HandleClosestPoint(request, &response, wire::HandlerContext{});
+      handlers::HandleClosestPoint(request, &response, handlers::HandlerContext{});
   CheckDecoded(decoded.get(), parsed, s, response);
   if (!s.ok()) {
     CheckRejected(s);
@@ -111,7 +113,7 @@ void IntersectColumns(const uint8_t* data, size_t size) {
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
   v1::IntersectColumnsResponse response;
   const absl::Status s =
-      wire::HandleIntersectColumns(request, &response, wire::HandlerContext{});
+      handlers::HandleIntersectColumns(request, &response, handlers::HandlerContext{});
   if (!s.ok()) {
     CheckRejected(s);
     Check(response.groups_size() == 0);
@@ -128,8 +130,8 @@ void ClosestPointColumns(const uint8_t* data, size_t size) {
   v1::ClosestPointColumnsRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
   v1::ClosestPointColumnsResponse response;
-  const absl::Status s = wire::HandleClosestPointColumns(
-      request, &response, wire::HandlerContext{});
+  const absl::Status s = handlers::HandleClosestPointColumns(
+      request, &response, handlers::HandlerContext{});
   if (!s.ok()) {
     CheckRejected(s);
     Check(response.groups_size() == 0);
@@ -183,7 +185,7 @@ void StreamMessage(const uint8_t* data, size_t size) {
   google::protobuf::io::ArrayInputStream in(data, static_cast<int>(size));
   const absl::Status pre = wire::PrecheckRequestSize(
       &in, wire::RequestMessage::kQueryStream, limits);
-  const auto decoded = wire::DecodeQueryStreamMessage(
+  const auto decoded = handlers::DecodeQueryStreamMessage(
       absl::string_view(reinterpret_cast<const char*>(data), size), limits);
   v1::QueryStreamRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) {
@@ -195,13 +197,13 @@ void StreamMessage(const uint8_t* data, size_t size) {
     // Taken from the bytes: answered as the message path answers it.
     v1::QueryStreamResponse reference;
     reference.set_sequence(request.sequence());
-    const wire::HandlerContext context{limits};
+    const handlers::HandlerContext context{limits};
     absl::Status s = absl::CancelledError();
     if (request.has_intersect()) {
-      s = wire::HandleIntersect(request.intersect(),
+      s = handlers::HandleIntersect(request.intersect(),
                                 reference.mutable_intersect(), context);
     } else if (request.has_closest_point()) {
-      s = wire::HandleClosestPoint(request.closest_point(),
+      s = handlers::HandleClosestPoint(request.closest_point(),
                                    reference.mutable_closest_point(), context);
     }
     Check(s.ok());
@@ -287,11 +289,11 @@ void SceneMessage(bool three_d, const uint8_t* data, size_t size) {
       continue;
     }
     Check(pre.ok() || request.queries_size() <= 16);
-    wire::ApplySceneUpdate(parsed->update, &scene, &history);
+    handlers::ApplySceneUpdate(parsed->update, &scene, &history);
     if (parsed->update.present) tick = parsed->update.tick;
     Check(scene.size() <= limits.max_entities);
     v1::SceneResponse response;
-    wire::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
+    handlers::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
                              &response);
     Check(response.results_size() == request.queries_size());
     for (const auto& result : response.results()) {

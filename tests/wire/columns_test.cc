@@ -9,13 +9,20 @@
 #include <string>
 #include <thread>
 
-#include "collision/wire/handlers.h"
+#include "collision/handlers/columns.h"
+#include "collision/handlers/pairs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace collision::wire {
 namespace {
 
+using handlers::HandleClosestPoint;
+using handlers::HandleClosestPointColumns;
+using handlers::HandleIntersect;
+using handlers::HandleIntersectColumns;
+using handlers::HandlerContext;
+using handlers::kChunk;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -12,13 +12,17 @@
 #include "collision/client/columns.h"
 #include "collision/client/shapes.h"
 #include "collision/core/scalar.h"
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
+#include "collision/wire/columns.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace collision::wire {
 namespace {
 
+using handlers::HandleClosestPoint;
+using handlers::HandleIntersect;
+using handlers::HandleIntersectColumns;
 namespace c = collision::client;
 using ::testing::HasSubstr;
 using ::testing::Not;

@@ -11,13 +11,19 @@
 #include <random>
 #include <string>
 
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 #include "gtest/gtest.h"
 #include "tests/wire/shape_testing.h"
 
 namespace collision::wire {
 namespace {
 
+using handlers::DecodeClosestPoint;
+using handlers::DecodeIntersect;
+using handlers::DecodeQueryStreamMessage;
+using handlers::HandleClosestPoint;
+using handlers::HandleIntersect;
+using handlers::HandlerContext;
 using shape_testing::Fields;
 using shape_testing::RandomClosestPoint;
 using shape_testing::RandomIntersect;

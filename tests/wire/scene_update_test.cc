@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "collision/handlers/scene.h"
 #include "collision/wire/scene_request.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,6 +17,7 @@
 namespace collision::wire {
 namespace {
 
+using handlers::ApplySceneUpdate;
 using ::testing::HasSubstr;
 
 void AddCircle(v1::SceneUpdate* u, uint64_t id, float x) {

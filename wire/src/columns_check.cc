@@ -282,16 +282,6 @@ void CheckClosestGroup(const v1::ClosestPointColumnGroup& g,
 
 }  // namespace
 
-ChunkRunner SequentialRunner() {
-  return [](std::size_t n,
-            const std::function<void(std::size_t, std::size_t)>& body) {
-    for (std::size_t begin = 0; begin < n; begin += kChunk) {
-      body(begin, std::min(n, begin + kChunk));
-    }
-    return true;
-  };
-}
-
 namespace {
 
 // The queries a closest-point request claims: a group's queries in either
@@ -307,6 +297,46 @@ std::size_t ClaimedItems(const v1::ClosestPointColumnsRequest& req) {
 }
 
 }  // namespace
+
+std::size_t IntersectGroupSize(const v1::IntersectColumnGroup& g) {
+  switch (g.pairs_case()) {
+    case v1::IntersectColumnGroup::kCircleCircle:
+      return g.circle_circle().a().x_size();
+    case v1::IntersectColumnGroup::kCircleRect:
+      return g.circle_rect().a().x_size();
+    case v1::IntersectColumnGroup::kCircleRotatedRect:
+      return g.circle_rotated_rect().a().x_size();
+    case v1::IntersectColumnGroup::kRectRect:
+      return g.rect_rect().a().min_x_size();
+    case v1::IntersectColumnGroup::kSphereSphere:
+      return g.sphere_sphere().a().x_size();
+    case v1::IntersectColumnGroup::kSphereBox:
+      return g.sphere_box().a().x_size();
+    case v1::IntersectColumnGroup::kBoxBox:
+      return g.box_box().a().min_x_size();
+    default:
+      return 0;
+  }
+}
+
+std::size_t ClosestGroupSize(const v1::ClosestPointColumnGroup& g) {
+  const bool three_d =
+      g.targets_case() == v1::ClosestPointColumnGroup::kSpheres ||
+      g.targets_case() == v1::ClosestPointColumnGroup::kBoxes;
+  return three_d ? g.queries3().x_size() : g.queries2().x_size();
+}
+
+std::size_t ItemCount(const v1::IntersectColumnsRequest& req) {
+  std::size_t n = 0;
+  for (const auto& g : req.groups()) n += IntersectGroupSize(g);
+  return n;
+}
+
+std::size_t ItemCount(const v1::ClosestPointColumnsRequest& req) {
+  std::size_t n = 0;
+  for (const auto& g : req.groups()) n += ClosestGroupSize(g);
+  return n;
+}
 
 absl::Status ValidateIntersectColumns(const v1::IntersectColumnsRequest& req,
                                       const RequestLimits& limits,

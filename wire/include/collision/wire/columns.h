@@ -1,11 +1,11 @@
-// The columnar fast path: validates IntersectColumnsRequest /
-// ClosestPointColumnsRequest in place (no copy of the columns) and runs the
-// SIMD kernels straight on the parsed packed floats, chunk by chunk.
+// The columnar fast path's validation: IntersectColumnsRequest /
+// ClosestPointColumnsRequest checked in place (no copy of the columns);
+// collision/handlers/columns.h then runs the SIMD kernels straight on the
+// parsed packed floats.
 #ifndef COLLISION_WIRE_COLUMNS_H_
 #define COLLISION_WIRE_COLUMNS_H_
 
 #include <cstddef>
-#include <functional>
 
 #include "absl/status/status.h"
 #include "collision/v1/collision.pb.h"
@@ -13,22 +13,13 @@
 
 namespace collision::wire {
 
-// Runs body(begin, end) over [0, n) in chunks, possibly on several threads;
-// returns false if it stopped early (deadline or cancellation).
-using ChunkRunner = std::function<bool(
-    std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>;
-
-// A ChunkRunner that runs every chunk on the calling thread, never stopping.
-ChunkRunner SequentialRunner();
-
-// Chunk size of every batch computation: a multiple of 8 so that chunks
-// write whole bytes of the hit bitsets.
-inline constexpr std::size_t kChunk = 8192;
-
 // Number of items (pairs or queries) a request carries, from the length of
 // each group's first column; cheap, and meaningful before validation.
 std::size_t ItemCount(const v1::IntersectColumnsRequest& req);
 std::size_t ItemCount(const v1::ClosestPointColumnsRequest& req);
+// The same for one group.
+std::size_t IntersectGroupSize(const v1::IntersectColumnGroup& g);
+std::size_t ClosestGroupSize(const v1::ClosestPointColumnGroup& g);
 
 // Checks the whole request (every column and element) before computing:
 // OK, or INVALID_ARGUMENT listing the violations. On success `counts`
@@ -39,15 +30,6 @@ absl::Status ValidateIntersectColumns(const v1::IntersectColumnsRequest& req,
 absl::Status ValidateClosestPointColumns(
     const v1::ClosestPointColumnsRequest& req, const RequestLimits& limits,
     KindCounts* counts);
-
-// Computes a validated request. Returns false if `run` stopped early (the
-// response is then incomplete and must not be sent).
-bool ComputeIntersectColumns(const v1::IntersectColumnsRequest& req,
-                             const ChunkRunner& run,
-                             v1::IntersectColumnsResponse* response);
-bool ComputeClosestPointColumns(const v1::ClosestPointColumnsRequest& req,
-                                const ChunkRunner& run,
-                                v1::ClosestPointColumnsResponse* response);
 
 }  // namespace collision::wire
 

@@ -1,12 +1,29 @@
-#include "collision/wire/handlers.h"
+#include "collision/handlers/pairs.h"
 
 #include <vector>
 
 #include "absl/types/span.h"
 #include "collision/core/batch.h"
+#include "collision/wire/columns.h"
 #include "collision/wire/pair_wire.h"
 
-namespace collision::wire {
+namespace collision::handlers {
+
+using wire::DecodeClosestPointRequest;
+using wire::DecodeIntersectRequest;
+using wire::EncodeClosestPointResponse;
+using wire::EncodeIntersectResponse;
+using wire::EncodeQueryStreamAnswer;
+using wire::FillClosestPointResponse;
+using wire::FillIntersectResponse;
+using wire::ParseClosestPointRequest;
+using wire::ParseIntersectRequest;
+using wire::ParsedClosestPoint;
+using wire::ParsedIntersect;
+using wire::SplitQueryStreamRequest;
+using wire::StreamQuery;
+using wire::ValidateClosestPointColumns;
+using wire::ValidateIntersectColumns;
 
 namespace {
 
@@ -177,4 +194,4 @@ std::unique_ptr<DecodedRequest> DecodeQueryStreamMessage(
   return std::make_unique<DecodedStreamQuery>(query, std::move(request));
 }
 
-}  // namespace collision::wire
+}  // namespace collision::handlers

@@ -1,6 +1,8 @@
-// Carrying out a validated SceneService message (scene_request.h): its
-// update into the scene and the history, then its queries' answers, each
+// Carrying out a validated SceneService message (wire/scene_request.h):
+// its update into the scene and the history, then its queries' answers, each
 // from the scene at the latest tick or from the history at another moment.
+#include "collision/handlers/scene.h"
+
 #include <time.h>
 
 #include <algorithm>
@@ -15,7 +17,14 @@
 #include "collision/wire/convert.h"
 #include "collision/wire/scene_request.h"
 
-namespace collision::wire {
+namespace collision::handlers {
+
+using wire::SceneColumnUpserts;
+using wire::SceneQueryKind;
+using wire::SceneUpsert;
+using wire::SetClosestPointResult;
+using wire::SetVec3;
+using wire::ToProto;
 namespace {
 
 // One group of columns into a Scene or a SceneHistory (the same call).
@@ -264,4 +273,4 @@ void AnswerSceneQueries(const std::vector<ParsedSceneQuery>& queries,
   }
 }
 
-}  // namespace collision::wire
+}  // namespace collision::handlers

@@ -2,8 +2,8 @@
 // then compute it in chunks (possibly on several threads, stopping between
 // chunks on deadline or cancellation), then fill the response. They return
 // absl::Status; the server maps it to gRPC's status in one place.
-#ifndef COLLISION_WIRE_HANDLERS_H_
-#define COLLISION_WIRE_HANDLERS_H_
+#ifndef COLLISION_HANDLERS_PAIRS_H_
+#define COLLISION_HANDLERS_PAIRS_H_
 
 #include <functional>
 #include <memory>
@@ -12,10 +12,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "collision/v1/collision.pb.h"
-#include "collision/wire/columns.h"
+#include "collision/handlers/columns.h"
 #include "collision/wire/convert.h"
 
-namespace collision::wire {
+namespace collision::handlers {
+
+using wire::KindCounts;
+using wire::RequestLimits;
 
 struct HandlerContext {
   RequestLimits limits;
@@ -78,6 +81,6 @@ inline absl::Status HandleClosestPoint(const v1::ClosestPointRequest& request,
   return HandleClosestPoint(request, response, HandlerContext{limits});
 }
 
-}  // namespace collision::wire
+}  // namespace collision::handlers
 
-#endif  // COLLISION_WIRE_HANDLERS_H_
+#endif  // COLLISION_HANDLERS_PAIRS_H_

@@ -1,11 +1,16 @@
-#include "collision/wire/columns.h"
+#include "collision/handlers/columns.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "collision/core/kernels.h"
+#include "collision/wire/columns.h"
 
-namespace collision::wire {
+namespace collision::handlers {
+
+using wire::ClosestGroupSize;
+using wire::IntersectGroupSize;
 
 // Protobuf's packed float column, as the validation sees it.
 using Column = google::protobuf::RepeatedField<float>;
@@ -55,27 +60,6 @@ simd::RotatedRectAngleColumns RotatedAngle(const v1::RotatedRectColumns& r,
 const float* Zeros() {
   static const std::vector<float>* zeros = new std::vector<float>(kChunk, 0.0f);
   return zeros->data();
-}
-
-std::size_t IntersectGroupSize(const v1::IntersectColumnGroup& g) {
-  switch (g.pairs_case()) {
-    case v1::IntersectColumnGroup::kCircleCircle:
-      return g.circle_circle().a().x_size();
-    case v1::IntersectColumnGroup::kCircleRect:
-      return g.circle_rect().a().x_size();
-    case v1::IntersectColumnGroup::kCircleRotatedRect:
-      return g.circle_rotated_rect().a().x_size();
-    case v1::IntersectColumnGroup::kRectRect:
-      return g.rect_rect().a().min_x_size();
-    case v1::IntersectColumnGroup::kSphereSphere:
-      return g.sphere_sphere().a().x_size();
-    case v1::IntersectColumnGroup::kSphereBox:
-      return g.sphere_box().a().x_size();
-    case v1::IntersectColumnGroup::kBoxBox:
-      return g.box_box().a().min_x_size();
-    default:
-      return 0;
-  }
 }
 
 // One chunk [o, o + m) of a validated Intersect group.
@@ -128,13 +112,6 @@ void IntersectChunk(const v1::IntersectColumnGroup& g, std::size_t o,
     default:
       break;
   }
-}
-
-std::size_t ClosestGroupSize(const v1::ClosestPointColumnGroup& g) {
-  const bool three_d =
-      g.targets_case() == v1::ClosestPointColumnGroup::kSpheres ||
-      g.targets_case() == v1::ClosestPointColumnGroup::kBoxes;
-  return three_d ? g.queries3().x_size() : g.queries2().x_size();
 }
 
 void ClosestChunk(const v1::ClosestPointColumnGroup& g, std::size_t o,
@@ -195,18 +172,6 @@ float* Sized(Column* c, std::size_t n) {
 }
 
 }  // namespace
-
-std::size_t ItemCount(const v1::IntersectColumnsRequest& req) {
-  std::size_t n = 0;
-  for (const auto& g : req.groups()) n += IntersectGroupSize(g);
-  return n;
-}
-
-std::size_t ItemCount(const v1::ClosestPointColumnsRequest& req) {
-  std::size_t n = 0;
-  for (const auto& g : req.groups()) n += ClosestGroupSize(g);
-  return n;
-}
 
 bool ComputeIntersectColumns(const v1::IntersectColumnsRequest& req,
                              const ChunkRunner& run,
@@ -305,4 +270,14 @@ bool ComputeClosestPointColumns(const v1::ClosestPointColumnsRequest& req,
   return true;
 }
 
-}  // namespace collision::wire
+ChunkRunner SequentialRunner() {
+  return [](std::size_t n,
+            const std::function<void(std::size_t, std::size_t)>& body) {
+    for (std::size_t begin = 0; begin < n; begin += kChunk) {
+      body(begin, std::min(n, begin + kChunk));
+    }
+    return true;
+  };
+}
+
+}  // namespace collision::handlers
