@@ -9,6 +9,7 @@
 #include "collision/handlers/pairs.h"
 #include "collision/handlers/scene.h"
 #include "collision/wire/wire_precheck.h"
+#include "common/tsan_handoff.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "server/stream_reactor.h"
 
@@ -186,6 +187,7 @@ void HostedScene::ReportMemory() {
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 SceneServiceImpl::Session(grpc::CallbackServerContext* context) {
+  TakeOver(this);  // handed to gRPC's threads in CollisionServer::Start
   return new StreamReactor<HostedScene>(collision_, context);
 }
 

@@ -292,6 +292,10 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   server->scene_service_ =
       std::make_unique<SceneServiceImpl>(server->service_.get());
   builder.RegisterService(server->scene_service_.get());
+  // Another server of the process may already have started gRPC's threads:
+  // they reach these services through libgrpc, out of TSan's sight.
+  HandOff(server->service_.get());
+  HandOff(server->scene_service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat(

@@ -392,6 +392,7 @@ grpc::ServerUnaryReactor* CollisionServiceImpl::Unary(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
     grpc::ByteBuffer* response_bytes, const char* method, Handler handler,
     Decode decode) {
+  TakeOver(this);  // handed to gRPC's threads in CollisionServer::Start
   auto* reactor = new UnaryCall(this, context, method);
   if (request_bytes->Valid()) reactor->Arrived(request_bytes->Length());
   grpc::Status early = CheckCaller(context, reactor->slot());
@@ -578,6 +579,7 @@ struct QueryStreamSession {
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 CollisionServiceImpl::QueryStream(grpc::CallbackServerContext* context) {
+  TakeOver(this);  // handed to gRPC's threads in CollisionServer::Start
   return new StreamReactor<QueryStreamSession>(this, context);
 }
 

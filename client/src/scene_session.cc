@@ -1,6 +1,7 @@
 #include "collision/client/scene_session.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "collision/client/errors.h"
+#include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
 #include "scene_stream.h"
 
@@ -38,7 +40,10 @@ bool Retryable(const absl::Status& s) {
 class StreamDeadline {
  public:
   StreamDeadline(internal::SceneStream* stream, absl::Duration timeout)
-      : shared_(std::make_shared<Shared>()) {
+      : shared_(new Shared, [](Shared* p) {
+          TakeOver(p);  // both holders handed it over before letting go
+          delete p;
+        }) {
     {
       // Under the lock, as the timer's thread reads it under the lock.
       std::lock_guard<std::mutex> lock(shared_->mu);
@@ -46,15 +51,29 @@ class StreamDeadline {
     }
     if (timeout == absl::InfiniteDuration()) return;
     // The timer may fire after this object is gone: it holds `shared_`.
-    alarm_.Set(absl::ToChronoTime(absl::Now() + timeout),
-               [shared = shared_](bool fired) {
-                 std::lock_guard<std::mutex> lock(shared->mu);
-                 if (!fired || shared->stream == nullptr) return;
-                 shared->fired = true;
-                 shared->stream->Cancel();
-               });
+    std::function<void(bool)> on_timer = [shared = shared_](bool fired) {
+      TakeOver(&kTimerHandOff);
+      {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        if (fired && shared->stream != nullptr) {
+          shared->fired = true;
+          shared->stream->Cancel();
+        }
+      }
+      HandOff(shared.get());  // its last use on this thread
+    };
+    // gRPC hands the callback to its timer thread, and frees it there,
+    // inside libgrpc, out of TSan's sight (common/tsan_handoff.h): one
+    // address for every deadline states that order. The shared state is
+    // freed by whichever holder lets go last; the deleter takes over from
+    // both.
+    HandOff(&kTimerHandOff);
+    alarm_.Set(absl::ToChronoTime(absl::Now() + timeout), std::move(on_timer));
   }
-  ~StreamDeadline() { Disarm(); }
+  ~StreamDeadline() {
+    Disarm();
+    HandOff(shared_.get());  // its last use on this thread
+  }
   StreamDeadline(const StreamDeadline&) = delete;
   StreamDeadline& operator=(const StreamDeadline&) = delete;
 
@@ -72,6 +91,7 @@ class StreamDeadline {
     internal::SceneStream* stream = nullptr;
     bool fired = false;
   };
+  static inline const char kTimerHandOff = 0;
   std::shared_ptr<Shared> shared_;
   grpc::Alarm alarm_;
 };
