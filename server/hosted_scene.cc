@@ -139,8 +139,8 @@ grpc::Status HostedScene::Process(const Request& request, Response* response,
   handlers::ApplySceneUpdate(parsed->update, &*scene_, history, record_later);
   if (record_later) unrecorded_tick_ = parsed->update.tick;
   if (parsed->update.present) tick_ = parsed->update.tick;
-  handlers::AnswerSceneQueries(parsed->queries, *scene_, history, tick_, limits_,
-                           response);
+  handlers::AnswerSceneQueries(parsed->queries, *scene_, history, tick_,
+                               limits_, response);
   response->set_tick(tick_.value_or(0));
   response->set_entities(static_cast<uint32_t>(scene_->size()));
   if (first) {

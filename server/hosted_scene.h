@@ -43,7 +43,8 @@ class HostedScene {
            request.queries_size() <= kInlineMaxQueries;
   }
   // Scene messages are always parsed.
-  std::shared_ptr<handlers::DecodedRequest> Decode(const grpc::ByteBuffer&) const {
+  std::shared_ptr<handlers::DecodedRequest> Decode(
+      const grpc::ByteBuffer&) const {
     return nullptr;
   }
   grpc::Status Process(const Request& request, Response* response,

@@ -26,8 +26,8 @@
 #include "common/frames.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "server/observability/event_log.h"
 #include "server/hosted_scene.h"
+#include "server/observability/event_log.h"
 #include "server/raw_messages.h"
 #include "server/status.h"
 

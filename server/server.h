@@ -13,12 +13,12 @@
 #include "absl/time/time.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
-#include "server/transport/connection_gate.h"
 #include "server/hosted_scene.h"
-#include "server/transport/listener_limit.h"
 #include "server/observability/metrics.h"
 #include "server/scene_port.h"
 #include "server/service.h"
+#include "server/transport/connection_gate.h"
+#include "server/transport/listener_limit.h"
 #include "server/transport/transport_shedder.h"
 
 namespace collision::server {

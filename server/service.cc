@@ -11,8 +11,8 @@
 #include "collision/wire/wire_precheck.h"
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
-#include "server/transport/connection_gate.h"
 #include "server/stream_reactor.h"
+#include "server/transport/connection_gate.h"
 
 namespace collision::server {
 namespace {
@@ -542,10 +542,10 @@ struct QueryStreamSession {
     switch (request.query_case()) {
       case Request::kIntersect:
         return handlers::HandleIntersect(request.intersect(),
-                                     response->mutable_intersect(), c);
+                                         response->mutable_intersect(), c);
       case Request::kClosestPoint:
-        return handlers::HandleClosestPoint(request.closest_point(),
-                                        response->mutable_closest_point(), c);
+        return handlers::HandleClosestPoint(
+            request.closest_point(), response->mutable_closest_point(), c);
       case Request::kIntersectColumns:
         return handlers::HandleIntersectColumns(
             request.intersect_columns(), response->mutable_intersect_columns(),

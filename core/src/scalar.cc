@@ -34,7 +34,6 @@ V<N> NormalizeTiny(V<N> v) {
   return v;
 }
 
-
 template <int N>
 V<N> AxisNormal(int face) {
   V<N> n{};

@@ -185,7 +185,7 @@ void BM_SceneReferenceTick(benchmark::State& state) {
     tick = parsed->update.tick;
     const auto queries_start = std::chrono::steady_clock::now();
     handlers::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
-                             response);
+                                 response);
     queries_micros += micros_since(queries_start);
     response->SerializeToString(&out);
     answer_micros += std::chrono::duration<double, std::micro>(

@@ -96,7 +96,7 @@ void BM_ServeColumns(benchmark::State& state) {
   for (auto _ : state) {
     request.ParseFromString(wire);
     if (!handlers::HandleIntersectColumns(request, &response,
-                                      handlers::HandlerContext{})
+                                          handlers::HandlerContext{})
              .ok()) {
       state.SkipWithError("rejected");
     }
@@ -141,7 +141,8 @@ void BM_ServePairs(benchmark::State& state) {
     auto* response =
         google::protobuf::Arena::CreateMessage<v1::IntersectResponse>(&arena);
     request->ParseFromString(wire);
-    if (!handlers::HandleIntersect(*request, response, handlers::HandlerContext{})
+    if (!handlers::HandleIntersect(*request, response,
+                                   handlers::HandlerContext{})
              .ok()) {
       state.SkipWithError("rejected");
     }

@@ -11,8 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "collision/v1/collision.pb.h"
 #include "collision/handlers/columns.h"
+#include "collision/v1/collision.pb.h"
 #include "collision/wire/convert.h"
 
 namespace collision::handlers {
