@@ -1,0 +1,210 @@
+// 3D hitbox geometry: capsules and oriented boxes, the shapes game servers
+// build characters from and check shots against (issue #36). Pure scalar
+// functions; not yet a ShapeKind, not on the wire, not in the scene.
+//
+// Conventions (shapes.h, cast.h): any length unit, the same for every value
+// of a call; float32 in and out; right-handed x/y/z; shapes are closed sets;
+// Boundary decides whether touching is a hit. Inputs are assumed validated
+// (finite, |value| <= kMaxMagnitude, radii and half-extents >= 0, unit
+// quaternions and directions); the wire layer will check them. Invalid input
+// (NaN, Inf, a non-unit quaternion far from 1) gives unspecified numbers but
+// never a crash or an unbounded loop: every routine here runs a fixed number
+// of steps.
+//
+// Separation, as IntersectResult documents it: the distance between the
+// shapes when disjoint (> 0), exactly 0 when touching, and minus the
+// penetration depth (the length of the smallest translation that separates
+// them) when overlapping.
+//
+// Relation with degenerate shapes (zero radius, zero half-extents): two
+// shapes that meet overlap when no arbitrarily small translation parts
+// them (positive penetration depth), and touch otherwise. This agrees with
+// shapes.h for the existing kinds (a point strictly inside a box overlaps,
+// crossing segments and coplanar flat boxes only touch) and decides the
+// new cases: a segment (zero-radius capsule) that pierces a flat box, or
+// two flat boxes that cross like a plus sign, overlap.
+//
+// Precision: computed in float without fused multiply-add. Relations are
+// decided from squared float distances like the rest of the core, so
+// integer inputs on axis-aligned or quarter-turned shapes give exact
+// answers; otherwise a relation can flip only when the shapes are within a
+// few float ulps of the scale of the inputs from touching.
+#ifndef COLLISION_CORE_HITBOX3_H_
+#define COLLISION_CORE_HITBOX3_H_
+
+#include <optional>
+
+#include "collision/core/shapes.h"
+
+namespace collision {
+
+// Rotation as a unit quaternion w + xi + yj + zk; rotates v to q v q*.
+// The core assumes |q| = 1 (the wire will validate it, like the (cos, sin)
+// pair of a Rotation within kRotationUnitTolerance). A quaternion that is
+// slightly off unit length is treated as the rotation it is closest to
+// (the matrix divides by |q|^2). The default is the identity.
+struct Quat {
+  float w = 1;
+  float x = 0;
+  float y = 0;
+  float z = 0;
+};
+
+// Capsule: every point within `radius` of the segment [a, b]. a == b is a
+// sphere and answers exactly as Sphere{a, radius} in every function here;
+// radius == 0 is the bare segment (no interior).
+struct Capsule3 {
+  Vec3 a;
+  Vec3 b;
+  float radius = 0;  // >= 0
+};
+
+// Oriented box: the closed set center + R * local for local in
+// [-half_extents, half_extents], R the matrix of `rotation`. Half-extents
+// >= 0; a zero half-extent gives a rectangle, a segment or a point.
+//
+// Quarter turns: the rotation matrix is computed from the quaternion in
+// float and every entry within 2^-22 of 0 or of +-1 is snapped to it. So a
+// box turned by any multiple of 90 degrees about the axes (whose quaternion
+// components, like sqrt(1/2), are not exact in float) has an exact signed
+// permutation matrix. For inputs whose sums and differences are exact in
+// float (e.g. small integers) such a box then answers exactly as the
+// axis-aligned Box with the same corners: bit for bit in
+// Intersect(Sphere, OrientedBox) vs IntersectSphereBox,
+// Intersect(OrientedBox, OrientedBox) vs IntersectBoxBox and Raycast vs
+// RayCast along the axes (tested on all 24 turns); for a capsule the
+// relation is exact and the separation of a slanted segment may differ by
+// rounding (its sums run in the box's axis order). The snap changes a
+// genuine rotation by at most about 2^-22 rad, below what its float
+// components can express anyway.
+struct OrientedBox {
+  Vec3 center;
+  Vec3 half_extents;  // >= 0 per axis
+  Quat rotation;
+};
+
+// ---- Intersect -------------------------------------------------------------
+//
+// Relation and separation as in shapes.h. All are symmetric in their
+// arguments (only one order is declared).
+
+// Capsules: d = distance between the two segments (closed form, Ericson
+// 5.1.9, with the line parameter written through the cross product of the
+// directions so that nearly parallel segments keep their precision;
+// parallel and zero-length segments handled), compared with r = ra + rb as
+// d2 <= r^2 in float. Separation d - r. Two zero-radius capsules that meet
+// only touch (segments have no interior).
+IntersectResult Intersect(const Capsule3& a, const Capsule3& b,
+                          Boundary boundary);
+// Sphere vs capsule: the capsule pair with a zero-length first segment,
+// bit for bit.
+IntersectResult Intersect(const Sphere& a, const Capsule3& b,
+                          Boundary boundary);
+// Sphere vs oriented box: the sphere centre is moved into the box frame
+// and clamped, as IntersectSphereBox does (seed 002). A centre inside the
+// box: separation = -(radius + distance to the nearest face). A
+// zero-radius sphere strictly inside overlaps, on the surface touches.
+IntersectResult Intersect(const Sphere& a, const OrientedBox& b,
+                          Boundary boundary);
+// Capsule vs oriented box: d = distance from the segment to the solid box,
+// computed in the box frame by exact minimisation of the convex piecewise
+// quadratic squared distance along the segment (at most 7 pieces, no
+// iteration). When the segment enters the box, the penetration depth is
+// radius + the segment's own depth, the smallest overlap over the 6
+// separating axes of a segment and a box (the 3 box axes and the 3 cross
+// products of the segment with them). A zero-radius capsule overlaps when
+// its segment meets the box's interior (or pierces a flat box) and touches
+// when it only runs along the surface. A zero-length capsule answers
+// exactly as Intersect(Sphere, OrientedBox).
+IntersectResult Intersect(const Capsule3& a, const OrientedBox& b,
+                          Boundary boundary);
+// Oriented boxes. Disjoint: the Euclidean distance, the smallest distance
+// from any of the 24 edges of either box to the other box (two disjoint
+// convex polytopes have a closest pair with a point on an edge). Otherwise
+// the separating axis test (Gottschalk et al. 1996, "OBBTree") over the 15
+// axes: overlapping when every axis overlaps with positive extent, the
+// depth is the smallest overlap; touching when some overlap is 0. Cross
+// axes of edges closer than ~1e-6 rad to parallel are skipped (the face
+// axes cover them), so for nearly parallel edges the depth can be over-
+// estimated by about size * 1e-7 / angle.
+IntersectResult Intersect(const OrientedBox& a, const OrientedBox& b,
+                          Boundary boundary);
+
+// ---- Closest points --------------------------------------------------------
+
+// Signed distance between two shapes with the points that realise it.
+// - distance: as IntersectResult::separation (negative: penetration depth).
+// - normal: unit, from a towards b: moving b by t * normal for t >= 0 never
+//   brings the shapes closer; when overlapping, moving b by -distance *
+//   normal separates them (to touching).
+// - point_a on a's surface, point_b ~= point_a + distance * normal (exact
+//   up to rounding). When disjoint or touching both are the closest pair.
+// - Degenerate contact (the cores touch: capsule segments that intersect,
+//   a sphere centre on a capsule's segment): the normal is taken
+//   perpendicular to both segments (their cross product), else perpendicular
+//   to the one segment (the axis with the smallest component of its
+//   direction crossed with it), else +x.
+struct Distance3 {
+  Vec3 point_a;
+  Vec3 point_b;
+  Vec3 normal;
+  float distance = 0;
+};
+
+Distance3 ClosestPoints(const Capsule3& a, const Capsule3& b);
+Distance3 ClosestPoints(const Sphere& a, const Capsule3& b);
+// Box pairs: when the sphere's centre or the capsule's segment is outside
+// the box, the closest points (point_b on the box) and the normal between
+// them. When it is inside (the core meets the box), the normal is the
+// separating axis of least overlap (SegmentBox depth, see Intersect),
+// oriented from a to b; point_a is a's support point along the normal (the
+// point of a deepest in b) and point_b lies on b's supporting plane
+// perpendicular to the normal (on b's face for a face axis; for a sphere
+// that is the face point nearest to its centre, ties in the order -x, +x,
+// -y, +y, -z, +z of the box's local axes).
+Distance3 ClosestPoints(const Sphere& a, const OrientedBox& b);
+Distance3 ClosestPoints(const Capsule3& a, const OrientedBox& b);
+
+// ---- Ray casts (shot checks) -----------------------------------------------
+
+struct RayHit3 {
+  float t = 0;  // distance along the unit direction, in [0, max_t]
+  Vec3 normal;  // unit outward normal of the target at the hit
+};
+
+// Ray (the segment origin + t * dir, t in [0, max_t]) against a capsule or
+// an oriented box, under the inclusive boundary rule of cast.h: a ray that
+// grazes the closed shape hits at the touching point. `dir` is unit
+// (within kDirectionUnitTolerance); max_t >= 0. Returns nullopt on a miss.
+// - Origin inside the closed shape (or on its surface): t = 0 and
+//   normal = -dir, the cast.h convention for every hit at distance 0.
+// - Capsule: the first hit is the earliest of the hit on the cylinder side
+//   (a quadratic in the plane perpendicular to the axis, kept when the hit
+//   projects inside the segment) and the hits on the two end spheres; the
+//   normal points from the nearest axis point to the hit. A zero-length
+//   capsule is a sphere. A zero-radius capsule (a segment) is hit only
+//   where the ray's segment meets it at exactly distance 0 in float
+//   (normal = -dir); in practice only rays through its end points or along
+//   axis-aligned integer lines.
+// - Oriented box: a slab test in the box frame (origin and direction
+//   turned by R^T). The normal is the face whose slab the ray entered last;
+//   ties go to the first local axis in x, y, z order, as cast.h does for
+//   Box. Quarter-turned boxes answer as the axis-aligned Box (same t and
+//   normal) for inputs exact in float.
+std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
+                               const Capsule3& capsule);
+std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
+                               const OrientedBox& box);
+
+// ---- Frames ----------------------------------------------------------------
+
+// The box's rotation matrix, row-major: m[3 * row + col], world = R * local.
+// Entries within 2^-22 of 0 or +-1 snapped (see OrientedBox).
+struct Mat3 {
+  float m[9];
+};
+Mat3 RotationMatrix(const Quat& q);
+
+}  // namespace collision
+
+#endif  // COLLISION_CORE_HITBOX3_H_
