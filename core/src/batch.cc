@@ -30,9 +30,19 @@ namespace collision {
 namespace {
 
 constexpr size_t kChunk = 1024;
-constexpr int kNumKinds = 7;
+constexpr int kNumKinds = kShapeKinds;
 constexpr int kNumCombos = kNumKinds * kNumKinds;
 constexpr size_t kMaxCols = 12;
+constexpr bool PairsFitMaxCols() {
+  for (const WorkKindInfo& info : kWorkKindTable) {
+    if (ComputedColumns(info.first) + ComputedColumns(info.second) >
+        static_cast<int>(kMaxCols)) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(PairsFitMaxCols(), "a pair's columns must fit kMaxCols");
 
 constexpr ShapeKind KindA(int combo) {
   return static_cast<ShapeKind>(combo / kNumKinds);
@@ -43,20 +53,7 @@ constexpr ShapeKind KindB(int combo) {
 
 // Columns a shape occupies (balls: centre and radius, 0 for points).
 constexpr size_t Width(ShapeKind k) {
-  switch (k) {
-    case ShapeKind::kPoint2:
-    case ShapeKind::kCircle:
-      return 3;
-    case ShapeKind::kRect:
-    case ShapeKind::kPoint3:
-    case ShapeKind::kSphere:
-      return 4;
-    case ShapeKind::kRotatedRect:
-      return 8;
-    case ShapeKind::kBox:
-      return 6;
-  }
-  return 0;
+  return static_cast<size_t>(ComputedColumns(k));
 }
 
 // Writes a shape of the known kind K into cols[0..Width(K)) at `slot`.

@@ -228,26 +228,6 @@ bool IsBall3(ShapeKind k) { return IsBall(k) && Is3D(k); }
 
 }  // namespace
 
-const char* KindName(ShapeKind k) {
-  switch (k) {
-    case ShapeKind::kPoint2:
-      return "point";
-    case ShapeKind::kCircle:
-      return "circle";
-    case ShapeKind::kRect:
-      return "rect";
-    case ShapeKind::kRotatedRect:
-      return "rotated_rect";
-    case ShapeKind::kPoint3:
-      return "point3";
-    case ShapeKind::kSphere:
-      return "sphere";
-    case ShapeKind::kBox:
-      return "box";
-  }
-  return "unknown";
-}
-
 Rotation RotationFromAngle(float angle) {
   // float(pi / 2); k * kHalfPi is rounded to float exactly like a caller
   // computing `k * float(M_PI / 2)` would.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collision/core/kernels.h"
+#include "collision/wire/field_rules.h"
 
 namespace collision::wire {
 namespace {
@@ -84,9 +85,8 @@ class ColumnReader {
     float* out = Out(c).data();
     for (std::size_t i = 0; i < n_; ++i) {
       const float v = in.Get(static_cast<int>(i));
-      out[i] = std::isfinite(v) && std::fabs(v) <= kMaxMagnitude
-                   ? v
-                   : parser_->Coord(v, At(g, name, i));
+      out[i] =
+          Passes(v, FieldRule::kCoord) ? v : parser_->Coord(v, At(g, name, i));
     }
   }
   void Lengths(std::size_t c, const Field& in, const char* g,
@@ -94,7 +94,7 @@ class ColumnReader {
     float* out = Out(c).data();
     for (std::size_t i = 0; i < n_; ++i) {
       const float v = in.Get(static_cast<int>(i));
-      out[i] = std::isfinite(v) && std::fabs(v) <= kMaxMagnitude && v >= 0
+      out[i] = Passes(v, FieldRule::kLength)
                    ? v
                    : parser_->Length(v, At(g, name, i));
     }
@@ -171,14 +171,12 @@ class ColumnReader {
       bool valid = false;
       if (angles) {
         const float a = r.angle(static_cast<int>(i));
-        valid = std::isfinite(a) && std::fabs(a) <= kMaxAngle;
+        valid = Passes(a, FieldRule::kAngle);
         if (valid) simd::RotationFromAngleColumns(&a, 1, &cos[i], &sin[i]);
       } else {
         cos[i] = r.cos(static_cast<int>(i));
         sin[i] = r.sin(static_cast<int>(i));
-        valid = std::isfinite(cos[i]) && std::isfinite(sin[i]) &&
-                std::fabs(double{cos[i]} * cos[i] + double{sin[i]} * sin[i] -
-                          1.0) <= kRotationUnitTolerance;
+        valid = IsUnitRotation(cos[i], sin[i]);
       }
       if (!valid) {
         v1::RotatedRect one;

@@ -10,6 +10,7 @@
 #include "collision/core/cast.h"
 #include "collision/core/scalar.h"
 #include "collision/wire/convert.h"
+#include "collision/wire/field_rules.h"
 #include "collision/wire/scene_columns.h"
 #include "collision/wire/shape_parser.h"
 
@@ -184,15 +185,14 @@ void ParseCast(const v1::Vec3& origin, bool has_origin,
 bool FastCast(const v1::Vec3& origin, bool has_origin,
               const v1::Vec3& direction, bool has_direction, float max_distance,
               float radius, SceneDimension d, CastQuery* out) {
-  auto coord = [](float v) {
-    return std::isfinite(v) && std::fabs(v) <= kMaxMagnitude;
-  };
+  auto coord = [](float v) { return Passes(v, FieldRule::kCoord); };
   if (!has_origin || !has_direction) return false;
   const Vec3 o{origin.x(), origin.y(), origin.z()};
   const Vec3 dir{direction.x(), direction.y(), direction.z()};
   if (!coord(o.x) || !coord(o.y) || !coord(o.z) || !coord(dir.x) ||
-      !coord(dir.y) || !coord(dir.z) || !coord(max_distance) ||
-      max_distance < 0 || !coord(radius) || radius < 0) {
+      !coord(dir.y) || !coord(dir.z) ||
+      !Passes(max_distance, FieldRule::kLength) ||
+      !Passes(radius, FieldRule::kLength)) {
     return false;
   }
   if (d == SceneDimension::k2D && (o.z != 0.0f || dir.z != 0.0f)) return false;
@@ -253,7 +253,7 @@ bool FastQuery(const v1::SceneQuery& q, const SceneSettings& settings,
       out->max_gap = INFINITY;
       if (n.has_max_distance()) {
         const float m = n.max_distance();
-        if (!std::isfinite(m) || std::fabs(m) > kMaxMagnitude) return false;
+        if (!Passes(m, FieldRule::kCoord)) return false;
         out->max_gap = m;
       }
       return true;

@@ -30,40 +30,37 @@ inline constexpr size_t kMaxColumns = 8;
 // tail path (copying the columns into padded buffers).
 inline constexpr size_t kColumnPadding = 16;
 
+// The kind each family stores (its kernels' operand).
+inline constexpr ShapeKind kFamilyKind[kNumFamilies] = {
+    ShapeKind::kCircle, ShapeKind::kRect, ShapeKind::kRotatedRect,
+    ShapeKind::kSphere, ShapeKind::kBox};
+
 constexpr Family FamilyOf(ShapeKind kind) {
-  switch (kind) {
-    case ShapeKind::kPoint2:
-    case ShapeKind::kCircle:
-      return Family::kBall2;
-    case ShapeKind::kRect:
-      return Family::kRect;
-    case ShapeKind::kRotatedRect:
-      return Family::kRotatedRect;
-    case ShapeKind::kPoint3:
-    case ShapeKind::kSphere:
-      return Family::kBall3;
-    case ShapeKind::kBox:
-      return Family::kBox;
+  for (int f = 0; f < kNumFamilies; ++f) {
+    if (kFamilyKind[f] == ComputedAs(kind)) return static_cast<Family>(f);
   }
-  return Family::kBall2;
+  return Family::kBall2;  // unreachable: every computed kind has a family
 }
-// Columns per family: ball2 x y r; rect min_x min_y max_x max_y; rotated
-// rect size_x size_y pivot_x pivot_y position_x position_y cos sin; ball3
-// x y z r; box min_x min_y min_z max_x max_y max_z.
+// Columns per family, in ShapeKindInfo::columns order (shapes.h); a ball's
+// radius column is 0 for points.
 constexpr size_t ColumnCount(Family family) {
-  switch (family) {
-    case Family::kBall2:
-      return 3;
-    case Family::kRect:
-    case Family::kBall3:
-      return 4;
-    case Family::kRotatedRect:
-      return 8;
-    case Family::kBox:
-      return 6;
-  }
-  return 0;
+  return static_cast<size_t>(
+      InfoOf(kFamilyKind[static_cast<int>(family)]).columns);
 }
+
+namespace store_internal {
+constexpr bool EveryKindHasItsFamily() {
+  for (const ShapeKindInfo& info : kShapeKindTable) {
+    const Family f = FamilyOf(info.kind);
+    if (kFamilyKind[static_cast<int>(f)] != info.computed_as) return false;
+    if (ColumnCount(f) > kMaxColumns) return false;
+  }
+  return true;
+}
+}  // namespace store_internal
+static_assert(store_internal::EveryKindHasItsFamily(),
+              "kFamilyKind must hold every computed kind once, within "
+              "kMaxColumns");
 
 // The shape's column values (points as radius 0) and its bounding box,
 // widened so that no pair the narrow phase could call a hit is culled by

@@ -86,17 +86,11 @@ constexpr const WorkKindInfo& InfoOf(WorkKind kind) {
 constexpr const char* WorkKindName(WorkKind kind) { return InfoOf(kind).name; }
 
 namespace kinds_internal {
-// A point as its ball: point -> circle, point3 -> sphere.
-constexpr ShapeKind AsBall(ShapeKind k) {
-  if (k == ShapeKind::kPoint2) return ShapeKind::kCircle;
-  if (k == ShapeKind::kPoint3) return ShapeKind::kSphere;
-  return k;
-}
 constexpr std::optional<WorkKind> Find(bool closest, ShapeKind first,
                                        ShapeKind second) {
   for (const WorkKindInfo& info : kWorkKindTable) {
-    if (info.closest == closest && info.first == AsBall(first) &&
-        info.second == AsBall(second)) {
+    if (info.closest == closest && info.first == ComputedAs(first) &&
+        info.second == ComputedAs(second)) {
       return info.kind;
     }
   }
@@ -105,7 +99,6 @@ constexpr std::optional<WorkKind> Find(bool closest, ShapeKind first,
 }  // namespace kinds_internal
 
 namespace kinds_internal {
-constexpr int kShapeKinds = 7;
 // Every ordered pair of shape kinds looked up once, at compile time: the
 // lookups below run per pair on the request path. -1: unsupported.
 constexpr std::array<int8_t, kShapeKinds * kShapeKinds> Lookup(bool closest) {

@@ -47,26 +47,10 @@ namespace collision {
 
 enum class SceneDimension : uint8_t { k2D = 2, k3D = 3 };
 
-// The columns of a shape kind for Scene::UpsertColumns, in this order:
-// point x y; circle x y radius; rect min_x min_y max_x max_y; rotated rect
-// size_x size_y pivot_x pivot_y position_x position_y cos sin; point3 x y z;
-// sphere x y z radius; box min_x min_y min_z max_x max_y max_z.
+// The columns of a shape kind for Scene::UpsertColumns, in the order
+// ShapeKindInfo::columns (shapes.h) gives.
 constexpr size_t ColumnsOf(ShapeKind kind) {
-  switch (kind) {
-    case ShapeKind::kPoint2:
-      return 2;
-    case ShapeKind::kCircle:
-    case ShapeKind::kPoint3:
-      return 3;
-    case ShapeKind::kRect:
-    case ShapeKind::kSphere:
-      return 4;
-    case ShapeKind::kBox:
-      return 6;
-    case ShapeKind::kRotatedRect:
-      return 8;
-  }
-  return 0;
+  return static_cast<size_t>(InfoOf(kind).columns);
 }
 
 struct EntityFilter {

@@ -17,6 +17,7 @@
 #define COLLISION_CORE_SHAPES_H_
 
 #include <cstdint>
+#include <type_traits>
 #include <variant>
 
 namespace collision {
@@ -106,18 +107,95 @@ enum class ShapeKind : uint8_t {
   kSphere = 5,
   kBox = 6,
 };
+inline constexpr int kShapeKinds = 7;
+
+// What the core knows of a shape kind, in one row. Everything else that
+// lists kinds (column counts of the scene, the batch and the store, names,
+// the pairings of kinds.h) reads this table or is held to it by a
+// static_assert, so that a new kind is one row here plus its geometry.
+struct ShapeKindInfo {
+  ShapeKind kind;
+  // The kind's name on the wire, in errors, metrics and the load tool.
+  const char* name;
+  int dimension;  // 2 or 3
+  // Points, circles and spheres: the shapes that go first in a pair and
+  // that closest-point queries are made of.
+  bool ball;
+  // The kind as the core computes and stores it: a point is its ball of
+  // radius 0 (circle, sphere); every other kind is itself.
+  ShapeKind computed_as;
+  // Columns of the kind as given to Scene::UpsertColumns, in this order:
+  // point x y; circle x y radius; rect min_x min_y max_x max_y; rotated rect
+  // size_x size_y pivot_x pivot_y position_x position_y cos sin; point3
+  // x y z; sphere x y z radius; box min_x min_y min_z max_x max_y max_z.
+  int columns;
+};
+
+inline constexpr ShapeKindInfo kShapeKindTable[kShapeKinds] = {
+    {ShapeKind::kPoint2, "point", 2, true, ShapeKind::kCircle, 2},
+    {ShapeKind::kCircle, "circle", 2, true, ShapeKind::kCircle, 3},
+    {ShapeKind::kRect, "rect", 2, false, ShapeKind::kRect, 4},
+    {ShapeKind::kRotatedRect, "rotated_rect", 2, false, ShapeKind::kRotatedRect,
+     8},
+    {ShapeKind::kPoint3, "point3", 3, true, ShapeKind::kSphere, 3},
+    {ShapeKind::kSphere, "sphere", 3, true, ShapeKind::kSphere, 4},
+    {ShapeKind::kBox, "box", 3, false, ShapeKind::kBox, 6},
+};
+
+constexpr const ShapeKindInfo& InfoOf(ShapeKind k) {
+  return kShapeKindTable[static_cast<int>(k)];
+}
+// A point as its ball (point -> circle, point3 -> sphere); others unchanged.
+constexpr ShapeKind ComputedAs(ShapeKind k) { return InfoOf(k).computed_as; }
+// Columns a shape occupies once computed: a point carries a radius of 0.
+constexpr int ComputedColumns(ShapeKind k) {
+  return InfoOf(ComputedAs(k)).columns;
+}
+
+namespace shapes_internal {
+constexpr bool TableIsConsistent() {
+  for (int i = 0; i < kShapeKinds; ++i) {
+    const ShapeKindInfo& info = kShapeKindTable[i];
+    if (static_cast<int>(info.kind) != i) return false;
+    if (info.dimension != 2 && info.dimension != 3) return false;
+    // A kind computed as another is a point as its ball: same dimension,
+    // one radius column more, and the ball computed as itself.
+    const ShapeKindInfo& as =
+        kShapeKindTable[static_cast<int>(info.computed_as)];
+    if (as.computed_as != as.kind || as.dimension != info.dimension) {
+      return false;
+    }
+    if (info.computed_as != info.kind &&
+        (!info.ball || !as.ball || as.columns != info.columns + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace shapes_internal
+static_assert(shapes_internal::TableIsConsistent(),
+              "kShapeKindTable: rows out of ShapeKind order or a point not "
+              "computed as its ball");
+// KindOf() is the variant's index: one alternative per kind, in order.
+template <ShapeKind K, typename T>
+constexpr bool kAlternativeIs =
+    std::is_same_v<std::variant_alternative_t<static_cast<int>(K), Shape>, T>;
+static_assert(std::variant_size_v<Shape> == kShapeKinds &&
+              kAlternativeIs<ShapeKind::kPoint2, Vec2> &&
+              kAlternativeIs<ShapeKind::kCircle, Circle> &&
+              kAlternativeIs<ShapeKind::kRect, Rect> &&
+              kAlternativeIs<ShapeKind::kRotatedRect, RotatedRect> &&
+              kAlternativeIs<ShapeKind::kPoint3, Vec3> &&
+              kAlternativeIs<ShapeKind::kSphere, Sphere> &&
+              kAlternativeIs<ShapeKind::kBox, Box>);
 
 inline ShapeKind KindOf(const Shape& s) {
   return static_cast<ShapeKind>(s.index());
 }
-constexpr bool Is3D(ShapeKind k) { return k >= ShapeKind::kPoint3; }
-// Points, circles and spheres: the shapes that go first in a pair and that
-// closest-point queries are made of.
-constexpr bool IsBall(ShapeKind k) {
-  return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle ||
-         k == ShapeKind::kPoint3 || k == ShapeKind::kSphere;
-}
-const char* KindName(ShapeKind k);
+constexpr bool Is3D(ShapeKind k) { return InfoOf(k).dimension == 3; }
+constexpr bool IsBall(ShapeKind k) { return InfoOf(k).ball; }
+// "point", "circle", "rect", "rotated_rect", "point3", "sphere", "box".
+constexpr const char* KindName(ShapeKind k) { return InfoOf(k).name; }
 
 enum class Boundary : uint8_t {
   kInclusive = 0,  // touching is a hit (seed 001, `<=`)
