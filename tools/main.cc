@@ -71,8 +71,8 @@ ABSL_FLAG(std::string, scene_port, "",
           "instead of SceneService on gRPC");
 ABSL_FLAG(int, scene_history_ticks, 0,
           "scene: ticks of history each scene keeps for rewound raycasts "
-          "(SceneConfig.history_ticks); 0: the server's default, one second "
-          "at --tick_rate");
+          "(SceneConfig.history_ticks); 0: what the run needs: none without "
+          "--scene_rewind_max, else the ticks it spans at --tick_rate + 2");
 ABSL_FLAG(std::string, kinds, "circle_rect",
           "pair-kind mix: name[:weight],... of circle_circle, circle_rect, "
           "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, box_box");
@@ -336,6 +336,8 @@ int Main(int argc, char** argv) {
     s.rewind_min = absl::GetFlag(FLAGS_scene_rewind_min);
     s.rewind_max = absl::GetFlag(FLAGS_scene_rewind_max);
     s.history_ticks = absl::GetFlag(FLAGS_scene_history_ticks);
+    // Resolved here so that the report says what the scenes asked for.
+    if (s.history_ticks == 0) s.history_ticks = HistoryTicksNeeded(s);
     s.scene_port = absl::GetFlag(FLAGS_scene_port);
     o.rate = s.tick_rate * o.concurrency;
     w.batch = s.rays + s.sweeps + s.overlaps;

@@ -264,6 +264,14 @@ void TickScene(SceneRun& r, int w) {
 
 }  // namespace
 
+int HistoryTicksNeeded(const SceneLoadOptions& scene) {
+  if (scene.history_ticks > 0) return scene.history_ticks;
+  if (scene.rewind_max <= absl::ZeroDuration()) return 1;
+  const double ticks =
+      std::ceil(absl::ToDoubleSeconds(scene.rewind_max) * scene.tick_rate);
+  return static_cast<int>(std::min(ticks, 1e6)) + 2;
+}
+
 absl::StatusOr<RunResult> RunScenes(const RunOptions& run,
                                     const SceneLoadOptions& scene) {
   if (run.concurrency < 1) {
@@ -294,7 +302,7 @@ absl::StatusOr<RunResult> RunScenes(const RunOptions& run,
   r->config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
   r->config.set_tick_rate(static_cast<uint32_t>(
       std::clamp(std::lround(scene.tick_rate), 1L, 1000L)));
-  r->config.set_history_ticks(static_cast<uint32_t>(scene.history_ticks));
+  r->config.set_history_ticks(static_cast<uint32_t>(HistoryTicksNeeded(scene)));
   // A game asks for what its match holds: the server reserves memory for
   // that many entities, not for its own per-scene limit.
   r->config.set_max_entities(static_cast<uint32_t>(scene.entities));

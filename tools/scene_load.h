@@ -40,8 +40,8 @@ struct SceneLoadOptions {
   // (SceneQuery.at, lag compensation); both zero: not rewound.
   absl::Duration rewind_min = absl::ZeroDuration();
   absl::Duration rewind_max = absl::ZeroDuration();
-  // SceneConfig.history_ticks: ticks of history each scene keeps; 0: the
-  // server's default, one second at the tick rate.
+  // SceneConfig.history_ticks: ticks of history each scene keeps; 0: what
+  // the run needs (HistoryTicksNeeded).
   int history_ticks = 0;
   // The server's scene port ("host:port", or several with commas): scenes
   // go over plain TCP frames (SceneSessionOptions::scene_port); empty:
@@ -56,6 +56,14 @@ struct SceneLoadOptions {
 // (RunResult::scenes_opened, scene_open_error), as are failed ticks.
 absl::StatusOr<RunResult> RunScenes(const RunOptions& run,
                                     const SceneLoadOptions& scene);
+
+// The history a run's scenes ask for when --scene_history_ticks is 0, as a
+// game would ask for what it rewinds: none (1 tick) without rewound
+// raycasts, else the ticks --scene_rewind_max spans at --tick_rate plus
+// the two an interpolated moment sits between. Asking the server's default
+// (one second) instead reserved ~5 KB per entity for history nobody read,
+// and the default run (8 scenes of 10k) did not fit the default budget.
+int HistoryTicksNeeded(const SceneLoadOptions& scene);
 
 }  // namespace collision::load
 
