@@ -311,24 +311,47 @@ void BoxEdges(const Frame& f, Vec3 (&from)[12], Vec3 (&to)[12]) {
   }
 }
 
-float EdgesToBox(const Frame& edges_of, const Frame& box) {
+struct Pair {
+  float d2 = INFINITY;
+  Vec3 on_edges;  // world point on the box whose edges were tried
+  Vec3 on_box;    // world point on the other box
+  // Unit, world, from on_edges to on_box when d2 > 0: taken from the local
+  // difference, which the world points (rounded through the frame) need
+  // not reproduce when the distance is small against the coordinates.
+  Vec3 dir;
+};
+
+Pair EdgesToBox(const Frame& edges_of, const Frame& box) {
   Vec3 from[12], to[12];
   BoxEdges(edges_of, from, to);
-  float best = INFINITY;
+  Pair best;
   for (int k = 0; k < 12; ++k) {
     const SegBox c =
         ClosestSegBox(ToLocal(box, from[k]), ToLocal(box, to[k]), box.h);
-    best = std::min(best, c.d2);
-    if (best == 0.0f) break;
+    if (c.d2 < best.d2) {
+      best = {c.d2, ToWorld(box, c.seg), ToWorld(box, c.box), {}};
+      if (c.d2 == 0.0f) break;
+      best.dir = Mul(box.r, Scale(Sub(c.box, c.seg), 1.0f / std::sqrt(c.d2)));
+    }
   }
   return best;
 }
 
+// Closest pair of two boxes: on_edges on a, on_box on b.
+Pair ClosestBoxBox(const Frame& fa, const Frame& fb) {
+  Pair p = EdgesToBox(fa, fb);
+  if (p.d2 > 0.0f) {
+    const Pair q = EdgesToBox(fb, fa);
+    if (q.d2 < p.d2) p = {q.d2, q.on_box, q.on_edges, Neg(q.dir)};
+  }
+  return p;
+}
+
 // Least overlap of two boxes over the 15 separating axes (Gottschalk,
-// Lin, Manocha 1996), in a's frame. Face axes come first and, like the
-// axis-aligned BoxBox, are computed as interval gaps so quarter turns with
-// exact inputs are exact.
-float ObbDepth(const Frame& a, const Frame& b) {
+// Lin, Manocha 1996), in a's frame. Face axes come first (so they win
+// ties); with a quarter turn their projections are sums of exact terms, so
+// exact inputs give the axis-aligned BoxBox's depth exactly.
+Axis ObbDepth(const Frame& a, const Frame& b) {
   // c[i][j] = a_i . b_j: b's axes in a's frame.
   float c[3][3];
   for (int i = 0; i < 3; ++i) {
@@ -336,20 +359,28 @@ float ObbDepth(const Frame& a, const Frame& b) {
   }
   const Vec3 t = MulT(a.r, Sub(b.center, a.center));   // in a's frame
   const Vec3 tb = MulT(b.r, Sub(b.center, a.center));  // in b's frame
-  float depth = INFINITY;
+  // n in a's frame, oriented from a to b (along t): b moves along it to
+  // separate.
+  Axis best{{1, 0, 0}, INFINITY};
+  auto offer = [&](Vec3 n, float overlap, float along_t) {
+    if (overlap < best.overlap) best = {along_t < 0.0f ? Neg(n) : n, overlap};
+  };
   for (int i = 0; i < 3; ++i) {
     const float ra = Get(a.h, i);
     const float rb = Get(b.h, 0) * std::fabs(c[i][0]) +
                      Get(b.h, 1) * std::fabs(c[i][1]) +
                      Get(b.h, 2) * std::fabs(c[i][2]);
-    depth = std::min(depth, ra + rb - std::fabs(Get(t, i)));
+    Vec3 n{};
+    Set(n, i, 1.0f);
+    offer(n, ra + rb - std::fabs(Get(t, i)), Get(t, i));
   }
   for (int j = 0; j < 3; ++j) {
     const float ra = Get(a.h, 0) * std::fabs(c[0][j]) +
                      Get(a.h, 1) * std::fabs(c[1][j]) +
                      Get(a.h, 2) * std::fabs(c[2][j]);
     const float rb = Get(b.h, j);
-    depth = std::min(depth, ra + rb - std::fabs(Get(tb, j)));
+    offer({c[0][j], c[1][j], c[2][j]}, ra + rb - std::fabs(Get(tb, j)),
+          Get(tb, j));
   }
   for (int i = 0; i < 3; ++i) {
     Vec3 ea{};
@@ -369,10 +400,11 @@ float ObbDepth(const Frame& a, const Frame& b) {
         const float nk = c[0][k] * n.x + c[1][k] * n.y + c[2][k] * n.z;
         rb = rb + Get(b.h, k) * std::fabs(nk);
       }
-      depth = std::min(depth, ra + rb - std::fabs(Dot(t, n)));
+      offer(n, ra + rb - std::fabs(Dot(t, n)), Dot(t, n));
     }
   }
-  return depth;
+  best.n = Mul(a.r, best.n);
+  return best;
 }
 
 // Normal and points from a (sphere or capsule, core segment [p0, p1] in
@@ -463,14 +495,13 @@ IntersectResult Intersect(const OrientedBox& a, const OrientedBox& b,
                           Boundary boundary) {
   const Frame fa = FrameOf(a);
   const Frame fb = FrameOf(b);
-  float d2 = EdgesToBox(fa, fb);
-  if (d2 > 0.0f) d2 = std::min(d2, EdgesToBox(fb, fa));
+  const float d2 = ClosestBoxBox(fa, fb).d2;
   IntersectResult out;
   if (d2 > 0.0f) {
     out.relation = Relation::kDisjoint;
     out.separation = std::sqrt(d2);
   } else {
-    const float depth = ObbDepth(fa, fb);
+    const float depth = ObbDepth(fa, fb).overlap;
     // A gap on some axis here means the boxes are within rounding of
     // touching: the edge distance found a common point.
     out.relation = depth > 0.0f ? Relation::kOverlapping : Relation::kTouching;
@@ -519,6 +550,32 @@ Distance3 ClosestPoints(const Sphere& a, const OrientedBox& b) {
 Distance3 ClosestPoints(const Capsule3& a, const OrientedBox& b) {
   const Frame f = FrameOf(b);
   return CoreBoxDistance(ToLocal(f, a.a), ToLocal(f, a.b), a.radius, f);
+}
+
+Distance3 ClosestPoints(const OrientedBox& a, const OrientedBox& b) {
+  const Frame fa = FrameOf(a);
+  const Frame fb = FrameOf(b);
+  const Pair p = ClosestBoxBox(fa, fb);
+  Distance3 out;
+  if (p.d2 > 0.0f) {
+    out.distance = std::sqrt(p.d2);
+    out.normal = p.dir;
+    out.point_a = p.on_edges;
+    out.point_b = p.on_box;
+    return out;
+  }
+  const Axis axis = ObbDepth(fa, fb);
+  // a's support point along the normal: the corner deepest in b.
+  Vec3 deepest{};
+  for (int i = 0; i < 3; ++i) {
+    const float along = Dot(Column(fa.r, i), axis.n);
+    Set(deepest, i, along >= 0.0f ? Get(fa.h, i) : -Get(fa.h, i));
+  }
+  out.distance = axis.overlap > 0.0f ? -axis.overlap : 0.0f;
+  out.normal = axis.n;
+  out.point_a = ToWorld(fa, deepest);
+  out.point_b = Add(out.point_a, Scale(axis.n, out.distance));
+  return out;
 }
 
 std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,

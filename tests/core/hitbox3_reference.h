@@ -6,8 +6,8 @@
 //   the other shape, by projection or clamp) by dense sampling and
 //   golden-section refinement, instead of Ericson's closed form or the
 //   piecewise-quadratic pieces;
-// - box-box distance is found by alternating projections between the two
-//   boxes (von Neumann), instead of edge-to-box distances;
+// - box-box distance is the least of the vertex-to-box and edge-to-edge
+//   distances, instead of edge-to-box distances;
 // - penetration depths are the separating-axis overlaps evaluated in
 //   double over every candidate axis, with no axis skipped (a test also
 //   samples random directions to check that none overlaps less);
@@ -228,19 +228,36 @@ inline std::vector<D3> BoxBoxAxes(const RBox& a, const RBox& b) {
   return axes;
 }
 
-// Distance between two boxes by alternating projections: x -> P_a(P_b(x))
-// converges to a's point nearest to b.
+inline std::array<D3, 8> BoxVertices(const RBox& b) {
+  std::array<D3, 8> v;
+  for (int k = 0; k < 8; ++k) {
+    v[k] = BoxWorld(b, {k & 1 ? b.h[0] : -b.h[0], k & 2 ? b.h[1] : -b.h[1],
+                        k & 4 ? b.h[2] : -b.h[2]});
+  }
+  return v;
+}
+
+// Distance between two disjoint boxes: two convex polytopes always have a
+// closest pair that is vertex-face, face-vertex or edge-edge, so it is the
+// least of the 16 vertex-to-box distances and the 144 edge-edge
+// distances.
 inline double BoxBoxDistance(const RBox& a, const RBox& b) {
-  D3 x = a.c;
   double d = INFINITY;
-  for (int i = 0; i < 20000; ++i) {
-    const D3 y = ProjectToBox(b, x);
-    const D3 nx = ProjectToBox(a, y);
-    const double nd = Norm(Sub(nx, y));
-    const double moved = Norm(Sub(nx, x));
-    x = nx;
-    d = std::min(d, nd);
-    if (moved <= 1e-15 * (1 + Norm(x))) break;
+  for (const D3& v : BoxVertices(a)) d = std::min(d, PointBoxDistance(b, v));
+  for (const D3& v : BoxVertices(b)) d = std::min(d, PointBoxDistance(a, v));
+  const std::array<D3, 8> va = BoxVertices(a), vb = BoxVertices(b);
+  // Vertices k and k ^ bit differ along one axis: the 12 edges.
+  for (int ka = 0; ka < 8; ++ka) {
+    for (int ba : {1, 2, 4}) {
+      if (ka & ba) continue;
+      for (int kb = 0; kb < 8; ++kb) {
+        for (int bb : {1, 2, 4}) {
+          if (kb & bb) continue;
+          d = std::min(d, SegmentSegmentDistance(va[ka], va[ka | ba], vb[kb],
+                                                 vb[kb | bb]));
+        }
+      }
+    }
   }
   return d;
 }

@@ -130,14 +130,14 @@ float Scale(const OrientedBox& b) {
 
 // Tracks the worst error relative to the scale and checks each case.
 struct Worst {
-  const char* name;
+  std::string name;
   double worst = 0;
   int disjoint = 0, overlapping = 0, touching = 0;
   ~Worst() {
     std::printf(
         "[ accuracy ] %s: max |error| / scale = %.3g (%d disjoint, "
         "%d overlapping, %d touching)\n",
-        name, worst, disjoint, overlapping, touching);
+        name.c_str(), worst, disjoint, overlapping, touching);
   }
   void Check(const IntersectResult& got, double want, double scale,
              const std::string& what) {
@@ -157,6 +157,11 @@ struct Worst {
   }
 };
 
+std::string Fmt(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 std::string Str(const Vec3& v) {
   return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " +
          std::to_string(v.z) + ")";
@@ -300,6 +305,25 @@ TEST(ClosestPoints3, RandomCasesAreConsistentWithIntersectAndReference) {
       const Distance3 cb = ClosestPoints(a, box);
       check(cb, Intersect(a, box, kIn), ref::CapsuleBox(a, box), sbox,
             Str(a) + " vs " + Str(box));
+      const OrientedBox box2 = g.Box(s);
+      const double sbb = std::max(Scale(box2), Scale(box));
+      const Distance3 bb = ClosestPoints(box, box2);
+      check(bb, Intersect(box, box2, kIn), ref::BoxBox(box, box2), sbb,
+            Str(box) + " vs " + Str(box2));
+      if (bb.distance > 0) {
+        EXPECT_NEAR(ref::PointBoxSigned(ref::MakeBox(box), ref::D(bb.point_a)),
+                    0, kRelTol * sbb);
+        EXPECT_NEAR(ref::PointBoxSigned(ref::MakeBox(box2), ref::D(bb.point_b)),
+                    0, kRelTol * sbb);
+      } else {
+        // Moving b by -distance along the normal leaves them touching.
+        OrientedBox moved = box2;
+        moved.center.x -= bb.distance * bb.normal.x;
+        moved.center.y -= bb.distance * bb.normal.y;
+        moved.center.z -= bb.distance * bb.normal.z;
+        EXPECT_NEAR(ref::BoxBox(box, moved), 0, 2 * kRelTol * sbb)
+            << Str(box) << " vs " << Str(box2);
+      }
       const Distance3 sb = ClosestPoints(sp, box);
       check(sb, Intersect(sp, box, kIn), ref::SphereBox(sp, box), ssp,
             Str(box));
@@ -709,6 +733,102 @@ TEST(BoxBox3, SameTurnBoxesSideBySideMatchTheirLocalAxisAlignedAnswer) {
             .separation,
         want, 1e-5f);
   }
+}
+
+Quat Compose(const Quat& a, const Quat& b) {  // a * b: b first, then a
+  return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+          a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+
+// Turned by `angle` about a random axis.
+Quat SmallTurn(Gen& g, float angle) {
+  const Vec3 axis = g.Direction();
+  const float s = std::sin(angle / 2);
+  return {std::cos(angle / 2), axis.x * s, axis.y * s, axis.z * s};
+}
+
+TEST(BoxBox3, NearlyParallelEdgesStayAccurateAtEveryAngle) {
+  // Nearly parallel edges make the 9 cross axes ill-conditioned; the face
+  // axes must carry the answer where they are skipped.
+  Gen g(20);
+  for (float angle : {1e-1f, 1e-2f, 1e-3f, 1e-4f, 1e-5f, 1e-6f, 1e-7f}) {
+    Worst w{"obb-obb nearly parallel, angle " + Fmt(angle)};
+    for (int i = 0; i < 300; ++i) {
+      const OrientedBox a{
+          g.Point(1),
+          {g.Uniform(0.2f, 1), g.Uniform(0.2f, 1), g.Uniform(0.2f, 1)},
+          g.Rotation()};
+      const OrientedBox b{
+          g.Point(1),
+          {g.Uniform(0.2f, 1), g.Uniform(0.2f, 1), g.Uniform(0.2f, 1)},
+          Compose(a.rotation, SmallTurn(g, angle))};
+      w.Check(
+          Intersect(a, b, kIn), ref::BoxBox(a, b), 2,
+          "angle " + std::to_string(angle) + " " + Str(a) + " vs " + Str(b));
+    }
+  }
+}
+
+TEST(CapsuleBox3, SegmentsNearlyParallelToABoxAxisStayAccurate) {
+  Gen g(21);
+  for (float angle : {1e-2f, 1e-4f, 1e-6f, 1e-7f}) {
+    Worst w{"capsule-obb nearly axis-parallel, angle " + Fmt(angle)};
+    for (int i = 0; i < 300; ++i) {
+      const OrientedBox b{
+          g.Point(1),
+          {g.Uniform(0.2f, 1), g.Uniform(0.2f, 1), g.Uniform(0.2f, 1)},
+          g.Rotation()};
+      // A segment along a box axis, turned slightly.
+      const Mat3 r = RotationMatrix(Compose(b.rotation, SmallTurn(g, angle)));
+      const int k = g.Int(0, 2);
+      const float len = g.Uniform(0.5f, 3);
+      const Vec3 dir{r.m[k] * len, r.m[3 + k] * len, r.m[6 + k] * len};
+      const Vec3 p = g.Point(1.5f);
+      const Capsule3 c{
+          p, {p.x + dir.x, p.y + dir.y, p.z + dir.z}, g.Size(0.3f)};
+      w.Check(
+          Intersect(c, b, kIn), ref::CapsuleBox(c, b), 3,
+          "angle " + std::to_string(angle) + " " + Str(c) + " vs " + Str(b));
+    }
+  }
+}
+
+TEST(CapsuleCapsule, NearlyParallelSegmentsStayAccurateAtEveryAngle) {
+  Gen g(22);
+  for (float angle : {1e-2f, 1e-4f, 1e-6f, 1e-7f}) {
+    Worst w{"capsule-capsule nearly parallel, angle " + Fmt(angle)};
+    for (int i = 0; i < 500; ++i) {
+      const Vec3 d = g.Direction();
+      const Mat3 r = RotationMatrix(SmallTurn(g, angle));
+      const Vec3 e{r.m[0] * d.x + r.m[1] * d.y + r.m[2] * d.z,
+                   r.m[3] * d.x + r.m[4] * d.y + r.m[5] * d.z,
+                   r.m[6] * d.x + r.m[7] * d.y + r.m[8] * d.z};
+      const float la = g.Uniform(0.1f, 100), lb = g.Uniform(0.1f, 100);
+      const Vec3 pa = g.Point(10), pb = g.Point(10);
+      const Capsule3 a{
+          pa, {pa.x + la * d.x, pa.y + la * d.y, pa.z + la * d.z}, g.Size(1)};
+      const Capsule3 b{
+          pb, {pb.x + lb * e.x, pb.y + lb * e.y, pb.z + lb * e.z}, g.Size(1)};
+      w.Check(Intersect(a, b, kIn), ref::CapsuleCapsule(a, b),
+              std::max(Scale(a), Scale(b)), Str(a) + " vs " + Str(b));
+    }
+  }
+}
+
+TEST(BoxBox3, ClosestPointsOfCrossedEdgesAreOnTheEdges) {
+  const auto [a, b] = CrossedEdges(0.5f);
+  const Distance3 d = ClosestPoints(a, b);
+  EXPECT_NEAR(d.distance, 0.5f, 1e-6f);
+  EXPECT_NEAR(d.point_a.z, std::sqrt(2.0f), 1e-6f);
+  EXPECT_NEAR(d.point_a.x, 0, 1e-6f);
+  EXPECT_NEAR(d.point_a.y, 0, 1e-6f);
+  EXPECT_NEAR(d.normal.z, 1, 1e-6f);
+  const Distance3 o =
+      ClosestPoints(CrossedEdges(-0.25f).first, CrossedEdges(-0.25f).second);
+  EXPECT_NEAR(o.distance, -0.25f, 1e-6f);
+  EXPECT_NEAR(o.normal.z, 1, 1e-6f);
 }
 
 TEST(BoxBox3, BoxInsideBoxDepthIsTheShortestWayOut) {

@@ -124,9 +124,10 @@ IntersectResult Intersect(const Capsule3& a, const OrientedBox& b,
 // the separating axis test (Gottschalk et al. 1996, "OBBTree") over the 15
 // axes: overlapping when every axis overlaps with positive extent, the
 // depth is the smallest overlap; touching when some overlap is 0. Cross
-// axes of edges closer than ~1e-6 rad to parallel are skipped (the face
-// axes cover them), so for nearly parallel edges the depth can be over-
-// estimated by about size * 1e-7 / angle.
+// axes of edges closer than ~1e-6 rad to parallel are skipped (their
+// direction is rounding noise; the face axes then bound the depth within
+// about size * 1e-6). Measured against the double reference for boxes
+// turned 1e-1 to 1e-7 rad from each other: within 2e-7 of the size.
 IntersectResult Intersect(const OrientedBox& a, const OrientedBox& b,
                           Boundary boundary);
 
@@ -164,6 +165,13 @@ Distance3 ClosestPoints(const Sphere& a, const Capsule3& b);
 // -y, +y, -z, +z of the box's local axes).
 Distance3 ClosestPoints(const Sphere& a, const OrientedBox& b);
 Distance3 ClosestPoints(const Capsule3& a, const OrientedBox& b);
+// Boxes: when disjoint, the closest pair found by the edge-to-box search
+// of Intersect. When they meet, the normal is the SAT axis of least
+// overlap, oriented from a's centre towards b's; point_a is a's corner
+// deepest along it (its support point) and point_b = point_a + distance *
+// normal lies on b's supporting plane. Touching boxes get distance 0 and
+// point_b = point_a.
+Distance3 ClosestPoints(const OrientedBox& a, const OrientedBox& b);
 
 // ---- Ray casts (shot checks) -----------------------------------------------
 
