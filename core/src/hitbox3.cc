@@ -579,8 +579,17 @@ Distance3 ClosestPoints(const OrientedBox& a, const OrientedBox& b) {
 }
 
 std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
-                               const Capsule3& capsule) {
+                               const Capsule3& capsule, Boundary boundary) {
   const float r = capsule.radius;
+  if (boundary == Boundary::kExclusive) {
+    // Only a cast through the interior hits: the cast segment must come
+    // strictly closer than r to the axis. Where it enters is then the
+    // inclusive answer.
+    const Vec3 end = Add(origin, Scale(dir, max_t));
+    if (!(ClosestSegSeg(origin, end, capsule.a, capsule.b).d2 < r * r)) {
+      return std::nullopt;
+    }
+  }
   const SegSeg at_origin = ClosestSegSeg(origin, origin, capsule.a, capsule.b);
   if (at_origin.d2 <= r * r) return RayHit3{0.0f, Neg(dir)};
   if (r == 0.0f) {
@@ -632,23 +641,27 @@ std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
 }
 
 std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
-                               const OrientedBox& box) {
+                               const OrientedBox& box, Boundary boundary) {
+  const bool exclusive = boundary == Boundary::kExclusive;
   const Frame f = FrameOf(box);
   const Vec3 o = ToLocal(f, origin);
   const Vec3 d = MulT(f.r, dir);
   const Vec3 h = f.h;
-  if (std::fabs(o.x) <= h.x && std::fabs(o.y) <= h.y && std::fabs(o.z) <= h.z) {
-    return RayHit3{0.0f, Neg(dir)};
-  }
+  const bool in_closed =
+      std::fabs(o.x) <= h.x && std::fabs(o.y) <= h.y && std::fabs(o.z) <= h.z;
+  if (in_closed && !exclusive) return RayHit3{0.0f, Neg(dir)};
   // Slab test (Kay and Kajiya) in the box frame; the entry face is the
   // slab with the largest entry, the first axis on ties.
   float enter = -INFINITY;
-  float exit = max_t;
+  float exit = INFINITY;
   int face = -1;
   for (int i = 0; i < 3; ++i) {
     const float oi = Get(o, i), di = Get(d, i), hi = Get(h, i);
     if (di == 0.0f) {
-      if (oi < -hi || oi > hi) return std::nullopt;
+      // Running along the slab: inside it for good, or never.
+      const bool in_slab =
+          exclusive ? (-hi < oi && oi < hi) : (-hi <= oi && oi <= hi);
+      if (!in_slab) return std::nullopt;
       continue;
     }
     const float t0 = (-hi - oi) / di;
@@ -660,8 +673,16 @@ std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
     }
     exit = std::min(exit, std::max(t0, t1));
   }
+  if (exclusive) {
+    // The open interval (enter, exit), where the line is in the interior,
+    // must meet [0, max_t].
+    if (!(enter < exit && enter < max_t && exit > 0.0f)) return std::nullopt;
+    if (in_closed) return RayHit3{0.0f, Neg(dir)};
+  } else if (!(enter <= exit && enter <= max_t)) {
+    return std::nullopt;
+  }
   // The origin is outside, so a hit enters at some t >= 0.
-  if (face < 0 || !(enter <= exit) || enter < 0.0f) return std::nullopt;
+  if (face < 0 || enter < 0.0f) return std::nullopt;
   Vec3 n_local{};
   Set(n_local, face, Get(d, face) > 0.0f ? -1.0f : 1.0f);
   return RayHit3{enter, Mul(f.r, n_local)};

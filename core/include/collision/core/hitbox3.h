@@ -181,28 +181,36 @@ struct RayHit3 {
 };
 
 // Ray (the segment origin + t * dir, t in [0, max_t]) against a capsule or
-// an oriented box, under the inclusive boundary rule of cast.h: a ray that
-// grazes the closed shape hits at the touching point. `dir` is unit
-// (within kDirectionUnitTolerance); max_t >= 0. Returns nullopt on a miss.
-// - Origin inside the closed shape (or on its surface): t = 0 and
-//   normal = -dir, the cast.h convention for every hit at distance 0.
+// an oriented box, with cast.h's conventions. `dir` is unit (within
+// kDirectionUnitTolerance); max_t >= 0. Returns nullopt on a miss.
+// - Boundary (default inclusive, the shot-check case): under kInclusive a
+//   ray that grazes the closed shape hits at the touching point; under
+//   kExclusive it hits only when the segment passes through the interior,
+//   so a graze is a miss and a shape with no interior (a zero-radius
+//   capsule, a box with a zero half-extent) is never hit. The reported t is
+//   where the segment enters the closed shape under both rules.
+// - Origin inside the closed shape: t = 0 and normal = -dir, the cast.h
+//   convention for every hit at distance 0. Under kExclusive an origin on
+//   the surface hits at 0 only if the ray moves into the interior.
 // - Capsule: the first hit is the earliest of the hit on the cylinder side
-//   (a quadratic in the plane perpendicular to the axis, kept when the hit
-//   projects inside the segment) and the hits on the two end spheres; the
-//   normal points from the nearest axis point to the hit. A zero-length
-//   capsule is a sphere. A zero-radius capsule (a segment) is hit only
-//   where the ray's segment meets it at exactly distance 0 in float
-//   (normal = -dir); in practice only rays through its end points or along
+//   (in the plane perpendicular to the axis, kept when the hit projects
+//   inside the segment) and the hits on the two end spheres; the normal
+//   points from the nearest axis point to the hit. A zero-length capsule is
+//   a sphere. A zero-radius capsule (a segment) is hit, inclusive only,
+//   where the cast segment meets it at exactly distance 0 in float
+//   (normal = -dir): in practice only rays through its end points or along
 //   axis-aligned integer lines.
 // - Oriented box: a slab test in the box frame (origin and direction
 //   turned by R^T). The normal is the face whose slab the ray entered last;
 //   ties go to the first local axis in x, y, z order, as cast.h does for
-//   Box. Quarter-turned boxes answer as the axis-aligned Box (same t and
-//   normal) for inputs exact in float.
+//   Box. Quarter-turned boxes answer as RayCast against the axis-aligned
+//   Box (same hit, t and normal, both rules) for inputs exact in float.
 std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
-                               const Capsule3& capsule);
+                               const Capsule3& capsule,
+                               Boundary boundary = Boundary::kInclusive);
 std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
-                               const OrientedBox& box);
+                               const OrientedBox& box,
+                               Boundary boundary = Boundary::kInclusive);
 
 // ---- Frames ----------------------------------------------------------------
 
