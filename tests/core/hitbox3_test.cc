@@ -623,6 +623,24 @@ TEST(CapsuleBox3, CapsuleAlongAnEdgeTouchesAtThreeFourFive) {
   EXPECT_EQ(Intersect(c, b, kIn).relation, Relation::kTouching);
 }
 
+TEST(CapsuleBox3, ClosestPointsAboveAFaceAndThroughTheBox) {
+  // A quarter turn about z; the capsule hovers 3 above the top face.
+  const OrientedBox b{{0, 0, 0}, {2, 1, 1}, {kSqrtHalf, 0, 0, kSqrtHalf}};
+  const Distance3 above = ClosestPoints(Capsule3{{-5, 0, 5}, {5, 0, 5}, 1}, b);
+  EXPECT_EQ(above.distance, 3.0f);
+  EXPECT_EQ(above.normal.z, -1.0f);
+  EXPECT_EQ(above.point_a.z, 4.0f);
+  EXPECT_EQ(above.point_b.z, 1.0f);
+  // Through the box along x (world half-extents 1, 2, 1): leaving along -z
+  // or +z by 1 plus the radius; ties go to -z, so b moves along +z.
+  const Distance3 through =
+      ClosestPoints(Capsule3{{-5, 0, 0}, {5, 0, 0}, 0.5f}, b);
+  EXPECT_EQ(through.distance, -1.5f);
+  EXPECT_EQ(through.normal.z, 1.0f);
+  EXPECT_EQ(through.point_a.z, 0.5f);
+  EXPECT_EQ(through.point_b.z, -1.0f);
+}
+
 TEST(CapsuleBox3, ZeroRadiusSegmentOverlapsOnlyThroughTheInterior) {
   const OrientedBox b{{0, 0, 0}, {1, 1, 1}, {}};
   EXPECT_EQ(Intersect(Capsule3{{-3, 0, 0}, {3, 0, 0}, 0}, b, kIn).relation,
@@ -829,6 +847,33 @@ TEST(BoxBox3, ClosestPointsOfCrossedEdgesAreOnTheEdges) {
       ClosestPoints(CrossedEdges(-0.25f).first, CrossedEdges(-0.25f).second);
   EXPECT_NEAR(o.distance, -0.25f, 1e-6f);
   EXPECT_NEAR(o.normal.z, 1, 1e-6f);
+}
+
+TEST(BoxBox3, SymmetricRelationAndSeparationWithinRounding) {
+  Gen g(24);
+  double worst_normal = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const OrientedBox a = g.Box(1), b = g.Box(1);
+    const IntersectResult ab = Intersect(a, b, kIn), ba = Intersect(b, a, kIn);
+    EXPECT_EQ(ab.relation, ba.relation) << Str(a) << " vs " << Str(b);
+    EXPECT_NEAR(ab.separation, ba.separation, 1e-6f)
+        << Str(a) << " vs " << Str(b);
+    const Distance3 dab = ClosestPoints(a, b), dba = ClosestPoints(b, a);
+    EXPECT_NEAR(dab.distance, dba.distance, 1e-6f);
+    // The same contact seen from the other side: normals opposite (the
+    // difference of the closest points of convex sets is unique), up to
+    // where float can place a minimum that is flat (a corner against an
+    // edge: about sqrt(ulp * distance) along the edge).
+    if (dab.distance > 0.1f) {
+      const double dev =
+          ref::Norm(ref::Add(ref::D(dab.normal), ref::D(dba.normal)));
+      worst_normal = std::max(worst_normal, dev);
+      EXPECT_LE(dev, 1e-3) << Str(a) << " vs " << Str(b);
+    }
+  }
+  std::printf(
+      "[ accuracy ] obb-obb normal, a-b vs b-a: max |difference| = %.3g\n",
+      worst_normal);
 }
 
 TEST(BoxBox3, BoxInsideBoxDepthIsTheShortestWayOut) {
