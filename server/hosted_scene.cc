@@ -64,6 +64,7 @@ grpc::Status HostedScene::Open(const v1::SceneConfig& config) {
   }
   settings_ = *settings;
   scene_.emplace(settings_->dimension);
+  StartRecording(config);
   if (settings_->history_ticks > 1) {
     history_.emplace(settings_->dimension, settings_->history_ticks,
                      HistoryBudget(0));
@@ -74,8 +75,22 @@ grpc::Status HostedScene::Open(const v1::SceneConfig& config) {
   return grpc::Status::OK;
 }
 
+void HostedScene::StartRecording(const v1::SceneConfig& config) {
+  const SceneRecordOptions& record = service_->options_.record;
+  if (record.dir.empty() || !(record.all || config.record())) return;
+  absl::StatusOr<std::unique_ptr<SceneRecorder>> recorder =
+      SceneRecorder::Create(record, limits_);
+  if (!recorder.ok()) {
+    EventLog::Global().Write(LogLevel::kWarning, "scene_record",
+                             recorder.status().message());
+    return;
+  }
+  recorder_ = *std::move(recorder);
+}
+
 void HostedScene::Close() {
   if (!scene_) return;
+  recorder_.reset();
   const int64_t entities = static_cast<int64_t>(scene_->size());
   scene_.reset();
   history_.reset();
@@ -107,6 +122,25 @@ std::size_t HostedScene::HistoryBudget(std::size_t entities_at_most) const {
 
 grpc::Status HostedScene::Process(const Request& request, Response* response,
                                   grpc::CallbackServerContext*) {
+  const grpc::Status status = Handle(request, response);
+  if (recorder_ != nullptr) {
+    if (status.ok()) {
+      // Without the transport's numbering (restored: it is sent).
+      const uint64_t sequence = response->sequence();
+      response->clear_sequence();
+      recorder_->Record(request, *response);
+      response->set_sequence(sequence);
+    } else {
+      // What the client is answered (stream_reactor.h, scene_port.cc).
+      Response rejected;
+      ToStreamError(status, rejected.mutable_error());
+      recorder_->Record(request, rejected);
+    }
+  }
+  return status;
+}
+
+grpc::Status HostedScene::Handle(const Request& request, Response* response) {
   const absl::Time start = absl::Now();
   const bool first = !scene_.has_value();
   if (first) {
@@ -148,6 +182,7 @@ grpc::Status HostedScene::Process(const Request& request, Response* response,
     grant->set_history_ticks(settings_->history_ticks);
     grant->set_max_entities(static_cast<uint32_t>(settings_->max_entities));
     grant->set_memory_bytes(settings_->memory_bytes);
+    if (recorder_ != nullptr) grant->set_recording(recorder_->name());
   }
 
   Metrics* metrics = service_->metrics_;

@@ -13,6 +13,7 @@
 #include "collision/v1/scene.grpc.pb.h"
 #include "collision/wire/scene_request.h"
 #include "grpcpp/grpcpp.h"
+#include "server/scene_recorder.h"
 #include "server/service.h"
 
 namespace collision::server {
@@ -49,6 +50,10 @@ class HostedScene {
   }
   grpc::Status Process(const Request& request, Response* response,
                        grpc::CallbackServerContext* context);
+  // The name of the file this scene is recorded to; empty when it is not.
+  std::string recording() const {
+    return recorder_ ? recorder_->name() : std::string();
+  }
   // The answer has been handed to the transport: the history records the
   // tick whose recording Process left for later.
   void AfterAnswer();
@@ -61,7 +66,9 @@ class HostedScene {
   }
 
  private:
+  grpc::Status Handle(const Request& request, Response* response);
   grpc::Status Open(const v1::SceneConfig& config);
+  void StartRecording(const v1::SceneConfig& config);
   void Close();
   // The history's share of the scene's reservation once a scene of up to
   // `entities_at_most` entities is counted (and scene_history_bytes).
@@ -80,8 +87,9 @@ class HostedScene {
   std::optional<uint64_t> tick_;
   // Staged in the history, to be committed by AfterAnswer.
   std::optional<uint64_t> unrecorded_tick_;
-  int64_t history_bytes_ = 0;  // last reported to the metrics
-  int64_t held_bytes_ = 0;     // scene and history, last reported
+  std::unique_ptr<SceneRecorder> recorder_;  // when this scene is recorded
+  int64_t history_bytes_ = 0;                // last reported to the metrics
+  int64_t held_bytes_ = 0;                   // scene and history, last reported
 };
 
 using RawSceneService =

@@ -69,6 +69,17 @@ ABSL_FLAG(absl::Duration, scene_message_cpu,
           collision::wire::SceneLimits{}.message_cpu,
           "CPU time one scene message's queries may take; past it the "
           "remaining queries get RESOURCE_EXHAUSTED");
+ABSL_FLAG(std::string, scene_record_dir, "",
+          "directory scene recordings go to (docs/recording.md); empty: "
+          "nothing is recorded. Scenes whose config sets record are "
+          "recorded, or every scene with --scene_record_all");
+ABSL_FLAG(bool, scene_record_all, false,
+          "record every scene to --scene_record_dir, not only those whose "
+          "config asks");
+ABSL_FLAG(int64_t, scene_record_max_bytes,
+          collision::server::SceneRecordOptions{}.max_bytes,
+          "largest recording file; a recording that would pass it stops "
+          "there (a `truncated` frame says so) and the scene goes on");
 ABSL_FLAG(int, max_receive_message_bytes, 0,
           "largest request accepted on the wire, in bytes; 0 = what "
           "--max_batch items need (logged at start)");
@@ -267,6 +278,11 @@ int main(int argc, char** argv) {
       at_least_1(absl::GetFlag(FLAGS_scene_max_message_hits));
   options.service.scenes.message_cpu =
       std::max(absl::Milliseconds(1), absl::GetFlag(FLAGS_scene_message_cpu));
+  options.service.record.dir = absl::GetFlag(FLAGS_scene_record_dir);
+  options.service.record.all = absl::GetFlag(FLAGS_scene_record_all);
+  options.service.record.max_bytes =
+      std::max<int64_t>(4096, absl::GetFlag(FLAGS_scene_record_max_bytes));
+  options.service.record.server_version = COLLISION_VERSION;
   options.service.retry_pushback_ms = absl::GetFlag(FLAGS_retry_pushback_ms);
   options.service.worker_threads = static_cast<std::size_t>(
       std::max(0, absl::GetFlag(FLAGS_worker_threads)));

@@ -160,6 +160,12 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
         "carry scenes and tokens in the clear; leave --scene_port_address "
         "empty, or serve it on a private network without --tls_cert");
   }
+  if (const std::string& dir = options.service.record.dir;
+      !dir.empty() && access(dir.c_str(), W_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "scene_record_dir ", dir,
+        " is not a directory this process can write: ", std::strerror(errno)));
+  }
   if (options.max_receive_message_bytes < 0) {
     return absl::InvalidArgumentError(
         "max_receive_message_bytes must be >= 0 (0: follow max_batch)");
@@ -201,6 +207,11 @@ absl::StatusOr<std::unique_ptr<CollisionServer>> CollisionServer::Start(
   auto credentials = MakeServerCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
   ServiceOptions service_options = options.service;
+  if (!service_options.record.dir.empty() &&
+      service_options.record.writer == nullptr) {
+    service_options.record.writer =
+        std::make_shared<RecordWriter>(kRecordPendingBytes);
+  }
   if (!options.token_file.empty()) {
     auto tokens = TokenSet::LoadFile(options.token_file);
     if (!tokens.ok()) return tokens.status();

@@ -17,17 +17,18 @@
 #include <unordered_map>
 
 #include "absl/time/time.h"
-#include "collision/v1/collision.grpc.pb.h"
 #include "collision/handlers/pairs.h"
+#include "collision/v1/collision.grpc.pb.h"
 #include "collision/wire/scene_request.h"
 #include "grpcpp/grpcpp.h"
-#include "server/transport/arrival_ledger.h"
 #include "server/observability/event_log.h"
 #include "server/observability/metrics.h"
 #include "server/raw_messages.h"
 #include "server/scene_budget.h"
-#include "server/transport/security.h"
+#include "server/scene_recorder.h"
 #include "server/status.h"
+#include "server/transport/arrival_ledger.h"
+#include "server/transport/security.h"
 #include "server/worker_pool.h"
 
 namespace collision::server {
@@ -82,6 +83,8 @@ struct ServiceOptions {
   absl::Duration max_stream_age = absl::ZeroDuration();
   // Limits of SceneService.Session streams (collision/wire/scene_request.h).
   wire::SceneLimits scenes;
+  // Scene recordings (scene_recorder.h): where, which scenes, how large.
+  SceneRecordOptions record;
   // Test seam: runs on the worker right before each admitted request is
   // computed (tests block here to hold a slot or let a deadline pass).
   std::function<void(grpc::CallbackServerContext*)> before_compute;

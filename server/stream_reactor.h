@@ -39,10 +39,10 @@
 #include "common/tsan_handoff.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
-#include "server/transport/connection_gate.h"
 #include "server/raw_messages.h"
 #include "server/service.h"
 #include "server/status.h"
+#include "server/transport/connection_gate.h"
 
 namespace collision::server {
 

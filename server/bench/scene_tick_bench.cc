@@ -4,9 +4,12 @@
 // 50 overlaps, from the encoded SceneRequest to the encoded SceneResponse
 // (parse on an arena, validate, apply, answer, serialize). The loopback
 // round trip comes on top (scripts/bench-e2e.sh measures it).
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -24,6 +27,7 @@
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
 #include "server/bench/frame_socket.h"
+#include "server/scene_recorder.h"
 #include "server/server.h"
 
 namespace collision::server {
@@ -118,9 +122,34 @@ Ticks MakeTicks(bool columns, int ticks, int moving_every, bool rewind) {
 
 // `idle_ms`: the thread sleeps that long before each tick (untimed), as a
 // server at 64 ticks per second idles between messages; 0: back to back.
+// `record`: each message and its answer also go to a scene recording
+// (scene_recorder.h) in a temporary directory, as a recorded scene's do:
+// 1 written by the tick itself, 2 queued to the server's writer thread.
 void BM_SceneReferenceTick(benchmark::State& state) {
   const bool columns = state.range(0) != 0;
   const int idle_ms = static_cast<int>(state.range(3));
+  std::unique_ptr<SceneRecorder> recorder;
+  std::string record_dir;
+  if (state.range(4) != 0) {
+    record_dir =
+        (std::filesystem::temp_directory_path() / "crecXXXXXX").string();
+    if (mkdtemp(record_dir.data()) == nullptr) {
+      state.SkipWithError("mkdtemp failed");
+      return;
+    }
+    SceneRecordOptions options;
+    options.dir = record_dir;
+    options.max_bytes = int64_t{1} << 40;
+    if (state.range(4) == 2) {
+      options.writer = std::make_shared<RecordWriter>(kRecordPendingBytes);
+    }
+    auto created = SceneRecorder::Create(options, wire::SceneLimits{});
+    if (!created.ok()) {
+      state.SkipWithError(std::string(created.status().message()).c_str());
+      return;
+    }
+    recorder = *std::move(created);
+  }
   constexpr int kTicks = 64;
   const bool rewind = state.range(2) != 0;
   const Ticks ticks =
@@ -142,6 +171,7 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   double answer_micros = 0;
   double update_micros = 0;   // the scene's update (not the history's)
   double queries_micros = 0;  // AnswerSceneQueries
+  double record_micros = 0;   // SceneRecorder::Record
   const auto micros_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::micro>(
                std::chrono::steady_clock::now() - t)
@@ -182,6 +212,11 @@ void BM_SceneReferenceTick(benchmark::State& state) {
     handlers::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
                                  response);
     queries_micros += micros_since(queries_start);
+    if (recorder != nullptr) {
+      const auto record_start = std::chrono::steady_clock::now();
+      recorder->Record(*request, *response);
+      record_micros += micros_since(record_start);
+    }
     response->SerializeToString(&out);
     answer_micros += std::chrono::duration<double, std::micro>(
                          std::chrono::steady_clock::now() - iteration_start)
@@ -200,6 +235,7 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   answer_micros = 0;
   update_micros = 0;
   queries_micros = 0;
+  record_micros = 0;
   for (auto _ : state) {
     if (idle_ms > 0) {
       state.PauseTiming();
@@ -225,22 +261,36 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   state.counters["response_bytes"] = static_cast<double>(out.size());
   state.counters["hits_per_tick"] = benchmark::Counter(
       static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+  if (recorder != nullptr) {
+    state.counters["record_us"] =
+        benchmark::Counter(record_micros, benchmark::Counter::kAvgIterations);
+    // 1: the recording kept up (the writer never fell behind its bound).
+    state.counters["recorded"] = recorder->stopped() ? 0 : 1;
+    recorder.reset();
+    std::filesystem::remove_all(record_dir);
+  }
 }
 BENCHMARK(BM_SceneReferenceTick)
-    ->ArgNames({"columns", "moving_every", "rewind", "idle_ms"})
-    ->Args({1, 1, 0, 0})
-    ->Args({0, 1, 0, 0})
-    ->Args({1, 10, 0, 0})
-    ->Args({1, 1, 1, 0})
+    ->ArgNames({"columns", "moving_every", "rewind", "idle_ms", "record"})
+    ->Args({1, 1, 0, 0, 0})
+    ->Args({0, 1, 0, 0, 0})
+    ->Args({1, 10, 0, 0, 0})
+    ->Args({1, 1, 1, 0, 0})
+    ->Args({1, 1, 0, 0, 1})
+    ->Args({1, 1, 0, 0, 2})
+    ->Args({1, 1, 1, 0, 2})
     ->Unit(benchmark::kMicrosecond);
 // The same code with the pauses of a 64 Hz match between ticks: what a tick
 // costs on a core that has been idle (on this VM it is not the same; see
 // docs/decisions/0010-record-history-after-the-answer.md). 256 ticks, 4 s,
 // whatever --benchmark_min_time.
 BENCHMARK(BM_SceneReferenceTick)
-    ->ArgNames({"columns", "moving_every", "rewind", "idle_ms"})
-    ->Args({1, 1, 0, 15})
-    ->Args({1, 1, 1, 15})
+    ->ArgNames({"columns", "moving_every", "rewind", "idle_ms", "record"})
+    ->Args({1, 1, 0, 15, 0})
+    ->Args({1, 1, 1, 15, 0})
+    ->Args({1, 1, 0, 15, 1})
+    ->Args({1, 1, 0, 15, 2})
+    ->Args({1, 1, 1, 15, 2})
     ->Iterations(256)
     ->Unit(benchmark::kMicrosecond);
 
