@@ -5,16 +5,17 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -89,30 +90,28 @@ bool WriteAll(int fd, const std::string& bytes) {
 }
 }  // namespace
 
+// std::mutex rather than absl::Mutex: Debian's absl is built without
+// ThreadSanitizer's annotations, so TSan would not see its locks.
 struct RecordWriter::State {
   explicit State(std::size_t max) : max_pending(max) {}
   const std::size_t max_pending;
-  absl::Mutex mu;
-  std::deque<std::pair<std::shared_ptr<File>, std::string>> queue
-      ABSL_GUARDED_BY(mu);
-  std::size_t pending ABSL_GUARDED_BY(mu) = 0;  // bytes queued or writing
-  std::vector<std::string> spare ABSL_GUARDED_BY(mu);  // written buffers
+  std::mutex mu;
+  std::condition_variable changed;  // queued, written, or stopping
+  std::deque<std::pair<std::shared_ptr<File>, std::string>> queue;
+  std::size_t pending = 0;         // bytes queued or being written
+  std::vector<std::string> spare;  // buffers of written frames
   static constexpr std::size_t kSpareBuffers = 8;
-  bool stopping ABSL_GUARDED_BY(mu) = false;
+  bool stopping = false;
   std::thread thread;
 
   void Loop() {
-    absl::MutexLock lock(&mu);
+    std::unique_lock<std::mutex> lock(mu);
     for (;;) {
-      mu.Await(absl::Condition(
-          +[](State* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu) {
-            return s->stopping || !s->queue.empty();
-          },
-          this));
+      changed.wait(lock, [this] { return stopping || !queue.empty(); });
       if (queue.empty()) return;  // stopping, and everything written
       auto [file, bytes] = std::move(queue.front());
       queue.pop_front();
-      mu.Unlock();
+      lock.unlock();
       if (!file->failed.load(std::memory_order_relaxed) &&
           !WriteAll(file->fd, bytes)) {
         file->failed.store(true, std::memory_order_relaxed);
@@ -120,9 +119,10 @@ struct RecordWriter::State {
       const std::size_t size = bytes.size();
       file.reset();  // the last frame of a closed recording closes its file
       bytes.clear();
-      mu.Lock();
+      lock.lock();
       pending -= size;
       if (spare.size() < kSpareBuffers) spare.push_back(std::move(bytes));
+      changed.notify_all();
     }
   }
 };
@@ -134,14 +134,15 @@ RecordWriter::RecordWriter(std::size_t max_pending_bytes)
 
 RecordWriter::~RecordWriter() {
   {
-    absl::MutexLock lock(&state_->mu);
+    std::lock_guard<std::mutex> lock(state_->mu);
     state_->stopping = true;
   }
+  state_->changed.notify_all();
   state_->thread.join();
 }
 
 std::string RecordWriter::TakeBuffer() {
-  absl::MutexLock lock(&state_->mu);
+  std::lock_guard<std::mutex> lock(state_->mu);
   if (state_->spare.empty()) return std::string();
   std::string out = std::move(state_->spare.back());
   state_->spare.pop_back();
@@ -159,21 +160,21 @@ std::shared_ptr<RecordWriter::File> RecordWriter::Open(
 bool RecordWriter::Queue(const std::shared_ptr<File>& file, std::string bytes,
                          bool always) {
   if (file->failed.load(std::memory_order_relaxed)) return false;
-  absl::MutexLock lock(&state_->mu);
-  if (!always && state_->pending + bytes.size() > state_->max_pending) {
-    return false;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!always && state_->pending + bytes.size() > state_->max_pending) {
+      return false;
+    }
+    state_->pending += bytes.size();
+    state_->queue.emplace_back(file, std::move(bytes));
   }
-  state_->pending += bytes.size();
-  state_->queue.emplace_back(file, std::move(bytes));
+  state_->changed.notify_all();
   return true;
 }
 
 void RecordWriter::Drain() {
-  absl::MutexLock lock(&state_->mu);
-  state_->mu.Await(absl::Condition(
-      +[](State* s)
-           ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu) { return s->pending == 0; },
-      state_.get()));
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->changed.wait(lock, [this] { return state_->pending == 0; });
 }
 
 absl::StatusOr<std::unique_ptr<SceneRecorder>> SceneRecorder::Create(
