@@ -211,6 +211,9 @@ SegBox ClosestSegBox(Vec3 p0, Vec3 p1, Vec3 h) {
 struct Axis {
   Vec3 n;         // unit, box frame
   float overlap;  // > 0: the projections overlap by that much
+  // Box pairs: which SAT axis, 0-2 a's faces, 3-5 b's faces, 6 + 3 i + j
+  // a_i x b_j.
+  int id = -1;
 };
 
 // Penetration of the segment [p0, p1] into the box [-h, h] (box frame): the
@@ -289,122 +292,335 @@ float Snap(float v) {
   return v;
 }
 
-// The 12 edges of a box, in world coordinates.
-void BoxEdges(const Frame& f, Vec3 (&from)[12], Vec3 (&to)[12]) {
-  int k = 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    const int u = (axis + 1) % 3;
-    const int v = (axis + 2) % 3;
-    for (float su : {-1.0f, 1.0f}) {
-      for (float sv : {-1.0f, 1.0f}) {
-        Vec3 p{};
-        Set(p, u, su * Get(f.h, u));
-        Set(p, v, sv * Get(f.h, v));
-        Vec3 q = p;
-        Set(p, axis, -Get(f.h, axis));
-        Set(q, axis, Get(f.h, axis));
-        from[k] = ToWorld(f, p);
-        to[k] = ToWorld(f, q);
-        ++k;
-      }
-    }
-  }
-}
-
+// Closest pair of two boxes a and b.
 struct Pair {
   float d2 = INFINITY;
-  Vec3 on_edges;  // world point on the box whose edges were tried
-  Vec3 on_box;    // world point on the other box
+  Vec3 on_edges;  // world point on a
+  Vec3 on_box;    // world point on b
   // Unit, world, from on_edges to on_box when d2 > 0: taken from the local
   // difference, which the world points (rounded through the frame) need
   // not reproduce when the distance is small against the coordinates.
   Vec3 dir;
 };
 
-Pair EdgesToBox(const Frame& edges_of, const Frame& box) {
-  Vec3 from[12], to[12];
-  BoxEdges(edges_of, from, to);
-  Pair best;
-  for (int k = 0; k < 12; ++k) {
-    const SegBox c =
-        ClosestSegBox(ToLocal(box, from[k]), ToLocal(box, to[k]), box.h);
-    if (c.d2 < best.d2) {
-      best = {c.d2, ToWorld(box, c.seg), ToWorld(box, c.box), {}};
-      if (c.d2 == 0.0f) break;
-      best.dir = Mul(box.r, Scale(Sub(c.box, c.seg), 1.0f / std::sqrt(c.d2)));
+// Two boxes and what every box-pair routine shares.
+struct BoxPair {
+  Frame a, b;
+  float c[3][3];  // c[i][j] = a_i . b_j: b's axes in a's frame
+  Vec3 t;         // b.center - a.center, world
+  Vec3 ta, tb;    // t in a's frame, in b's frame
+};
+
+BoxPair PairOf(const OrientedBox& a, const OrientedBox& b) {
+  BoxPair p{FrameOf(a), FrameOf(b), {}, {}, {}, {}};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      p.c[i][j] = Dot(Column(p.a.r, i), Column(p.b.r, j));
     }
   }
-  return best;
-}
-
-// Closest pair of two boxes: on_edges on a, on_box on b.
-Pair ClosestBoxBox(const Frame& fa, const Frame& fb) {
-  Pair p = EdgesToBox(fa, fb);
-  if (p.d2 > 0.0f) {
-    const Pair q = EdgesToBox(fb, fa);
-    if (q.d2 < p.d2) p = {q.d2, q.on_box, q.on_edges, Neg(q.dir)};
-  }
+  p.t = Sub(b.center, a.center);
+  p.ta = MulT(p.a.r, p.t);
+  p.tb = MulT(p.b.r, p.t);
   return p;
 }
 
 // Least overlap of two boxes over the 15 separating axes (Gottschalk,
-// Lin, Manocha 1996), in a's frame. Face axes come first (so they win
-// ties); with a quarter turn their projections are sums of exact terms, so
-// exact inputs give the axis-aligned BoxBox's depth exactly.
-Axis ObbDepth(const Frame& a, const Frame& b) {
-  // c[i][j] = a_i . b_j: b's axes in a's frame.
-  float c[3][3];
+// Lin, Manocha 1996), in a's frame; negative: the largest gap. Face axes
+// come first (so they win ties); with a quarter turn their projections are
+// sums of exact terms, so exact inputs give the axis-aligned BoxBox's depth
+// exactly. All 15 overlaps are computed without branches and the least
+// taken after.
+Axis ObbDepth(const BoxPair& p) {
+  const auto& c = p.c;
+  const float ha[3] = {p.a.h.x, p.a.h.y, p.a.h.z};
+  const float hb[3] = {p.b.h.x, p.b.h.y, p.b.h.z};
+  const float ta[3] = {p.ta.x, p.ta.y, p.ta.z};
+  const float tb[3] = {p.tb.x, p.tb.y, p.tb.z};
+  float overlap[15];
+  float along[15];  // the axis's component of t: orients it from a to b
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) c[i][j] = Dot(Column(a.r, i), Column(b.r, j));
-  }
-  const Vec3 t = MulT(a.r, Sub(b.center, a.center));   // in a's frame
-  const Vec3 tb = MulT(b.r, Sub(b.center, a.center));  // in b's frame
-  // n in a's frame, oriented from a to b (along t): b moves along it to
-  // separate.
-  Axis best{{1, 0, 0}, INFINITY};
-  auto offer = [&](Vec3 n, float overlap, float along_t) {
-    if (overlap < best.overlap) best = {along_t < 0.0f ? Neg(n) : n, overlap};
-  };
-  for (int i = 0; i < 3; ++i) {
-    const float ra = Get(a.h, i);
-    const float rb = Get(b.h, 0) * std::fabs(c[i][0]) +
-                     Get(b.h, 1) * std::fabs(c[i][1]) +
-                     Get(b.h, 2) * std::fabs(c[i][2]);
-    Vec3 n{};
-    Set(n, i, 1.0f);
-    offer(n, ra + rb - std::fabs(Get(t, i)), Get(t, i));
+    const float rb = hb[0] * std::fabs(c[i][0]) + hb[1] * std::fabs(c[i][1]) +
+                     hb[2] * std::fabs(c[i][2]);
+    overlap[i] = ha[i] + rb - std::fabs(ta[i]);
+    along[i] = ta[i];
   }
   for (int j = 0; j < 3; ++j) {
-    const float ra = Get(a.h, 0) * std::fabs(c[0][j]) +
-                     Get(a.h, 1) * std::fabs(c[1][j]) +
-                     Get(a.h, 2) * std::fabs(c[2][j]);
-    const float rb = Get(b.h, j);
-    offer({c[0][j], c[1][j], c[2][j]}, ra + rb - std::fabs(Get(tb, j)),
-          Get(tb, j));
+    const float ra = ha[0] * std::fabs(c[0][j]) + ha[1] * std::fabs(c[1][j]) +
+                     ha[2] * std::fabs(c[2][j]);
+    overlap[3 + j] = ra + hb[j] - std::fabs(tb[j]);
+    along[3 + j] = tb[j];
   }
+  // Cross axes l = a_i x b_j: 0 in component i, -c[v][j] in u and c[u][j]
+  // in v (u, v the next two axes after i), measured unnormalised and
+  // divided by |l| once.
   for (int i = 0; i < 3; ++i) {
-    Vec3 ea{};
-    Set(ea, i, 1.0f);
+    const int u = i == 2 ? 0 : i + 1;
+    const int v = i == 0 ? 2 : i - 1;
     for (int j = 0; j < 3; ++j) {
-      const Vec3 eb{c[0][j], c[1][j], c[2][j]};
-      const Vec3 l = Cross(ea, eb);
+      const float lu = -c[v][j];
+      const float lv = c[u][j];
+      const float ll = lu * lu + lv * lv;
+      const float ra = ha[u] * std::fabs(lu) + ha[v] * std::fabs(lv);
+      // (b_k . l) = sum_i c[i][k] l_i.
+      const float rb = hb[0] * std::fabs(c[u][0] * lu + c[v][0] * lv) +
+                       hb[1] * std::fabs(c[u][1] * lu + c[v][1] * lv) +
+                       hb[2] * std::fabs(c[u][2] * lu + c[v][2] * lv);
+      const float tl = ta[u] * lu + ta[v] * lv;
       // Edges within ~1e-6 rad of parallel: the axis is noise, and a face
       // axis gives the same bound.
-      if (!(Dot(l, l) > 1e-12f)) continue;
-      const Vec3 n = Normalized(l);
-      const float ra = a.h.x * std::fabs(n.x) + a.h.y * std::fabs(n.y) +
-                       a.h.z * std::fabs(n.z);
-      // n in b's frame: (b_k . n) = sum_i c[i][k] n_i.
-      float rb = 0.0f;
-      for (int k = 0; k < 3; ++k) {
-        const float nk = c[0][k] * n.x + c[1][k] * n.y + c[2][k] * n.z;
-        rb = rb + Get(b.h, k) * std::fabs(nk);
-      }
-      offer(n, ra + rb - std::fabs(Dot(t, n)), Dot(t, n));
+      const float o = (ra + rb - std::fabs(tl)) / std::sqrt(ll);
+      overlap[6 + 3 * i + j] = ll > 1e-12f ? o : INFINITY;
+      along[6 + 3 * i + j] = tl;
     }
   }
-  best.n = Mul(a.r, best.n);
+  Axis best{{1, 0, 0}, INFINITY, -1};
+  for (int k = 0; k < 15; ++k) {
+    if (overlap[k] < best.overlap) {
+      best.overlap = overlap[k];
+      best.id = k;
+    }
+  }
+  if (best.id < 0) return best;  // NaN input
+  const int k = best.id;
+  Vec3 n{};  // in a's frame
+  if (k < 3) {
+    Set(n, k, 1.0f);
+  } else if (k < 6) {
+    n = {c[0][k - 3], c[1][k - 3], c[2][k - 3]};
+  } else {
+    const int i = (k - 6) / 3;
+    const int j = (k - 6) % 3;
+    const int u = i == 2 ? 0 : i + 1;
+    const int v = i == 0 ? 2 : i - 1;
+    const float len = std::sqrt(c[v][j] * c[v][j] + c[u][j] * c[u][j]);
+    Set(n, u, -c[v][j] / len);
+    Set(n, v, c[u][j] / len);
+  }
+  best.n = Mul(p.a.r, along[k] < 0.0f ? Neg(n) : n);
   return best;
+}
+
+// One box seen from the other's frame: the box whose edges are measured
+// against the other (whose half-extents are fh).
+struct Seen {
+  Vec3 axis[3];  // the box's axes in the other's frame
+  Vec3 center;   // its centre in the other's frame
+  Vec3 h;
+  Vec3 fh;
+};
+
+Seen ASeenFromB(const BoxPair& p) {
+  const auto& c = p.c;
+  return {{{c[0][0], c[0][1], c[0][2]},
+           {c[1][0], c[1][1], c[1][2]},
+           {c[2][0], c[2][1], c[2][2]}},
+          Neg(p.tb),
+          p.a.h,
+          p.b.h};
+}
+
+Seen BSeenFromA(const BoxPair& p) {
+  const auto& c = p.c;
+  return {{{c[0][0], c[1][0], c[2][0]},
+           {c[0][1], c[1][1], c[2][1]},
+           {c[0][2], c[1][2], c[2][2]}},
+          p.ta,
+          p.b.h,
+          p.a.h};
+}
+
+// Edges are numbered 4 * axis + 2 * (u side > 0) + (v side > 0), with u and
+// v the next two axes after `axis`, each running from -h to +h along it.
+int EdgeAt(int axis, const float (&sign)[3]) {
+  return 4 * axis + (sign[(axis + 1) % 3] > 0.0f ? 2 : 0) +
+         (sign[(axis + 2) % 3] > 0.0f ? 1 : 0);
+}
+
+SegBox EdgeToBox(const Seen& s, int edge) {
+  const int k = edge / 4;
+  const int u = (k + 1) % 3;
+  const int v = (k + 2) % 3;
+  const float su = (edge & 2) ? Get(s.h, u) : -Get(s.h, u);
+  const float sv = (edge & 1) ? Get(s.h, v) : -Get(s.h, v);
+  const Vec3 mid =
+      Add(s.center, Add(Scale(s.axis[u], su), Scale(s.axis[v], sv)));
+  const Vec3 half = Scale(s.axis[k], Get(s.h, k));
+  return ClosestSegBox(Sub(mid, half), Add(mid, half), s.fh);
+}
+
+// Where the boxes lie along a unit world direction u (from a towards b).
+struct Along {
+  float gap;    // b's least projection minus a's greatest: <= the distance
+  float wa[3];  // a_i . u
+  float wb[3];  // b_j . u
+};
+
+Along AlongDir(const BoxPair& p, Vec3 u) {
+  Along out;
+  out.gap = Dot(p.t, u);
+  for (int i = 0; i < 3; ++i) {
+    out.wa[i] = Dot(Column(p.a.r, i), u);
+    out.wb[i] = Dot(Column(p.b.r, i), u);
+    out.gap = out.gap - Get(p.a.h, i) * std::fabs(out.wa[i]) -
+              Get(p.b.h, i) * std::fabs(out.wb[i]);
+  }
+  return out;
+}
+
+// A lower bound on the distance from an edge of a (side 0) or of b (side
+// 1) to the other box: the gap along u plus how far the edge lies behind
+// its box's supporting plane, 2 h |w| for each side coordinate on the far
+// side.
+float EdgeBound(const BoxPair& p, const Along& al, int side, int edge) {
+  const int k = edge / 4;
+  const float* w = side == 0 ? al.wa : al.wb;
+  const Vec3& h = side == 0 ? p.a.h : p.b.h;
+  // a's support is along +u, b's along -u.
+  const float toward = side == 0 ? 1.0f : -1.0f;
+  float behind = 0.0f;
+  for (int j : {(k + 1) % 3, (k + 2) % 3}) {
+    const bool plus = (j == (k + 1) % 3) ? (edge & 2) : (edge & 1);
+    const float wj = toward * w[j];
+    if (plus ? wj < 0.0f : wj > 0.0f) {
+      behind = behind + 2.0f * Get(h, j) * std::fabs(wj);
+    }
+  }
+  return al.gap + behind;
+}
+
+// Distance of two boxes the SAT found not overlapping. Two disjoint convex
+// polytopes have a closest pair with a corner of one against the other or
+// with both points inside edges, and then the closest direction is a SAT
+// axis (the edges' cross product). The result is always a real distance,
+// an upper bound, and the gap along any direction a lower bound; so the
+// cheap candidates are tried first, each accepted once a gap meets it
+// within rounding:
+// 1. for an edge-edge axis n = a_i x b_j, the two support edges along a_i
+//    and b_j (the closest pair when it lies inside both);
+// 2. the two support corners along n (the closest pair when it is a
+//    corner over a face, whose normal is n, or a corner against an edge or
+//    a corner that stays the support corner along the closest direction);
+// 3. the 3 + 3 edges at the support corners (the closest features whenever
+//    the closest direction leans from n without changing them);
+// 4. every other edge whose lower bound (the gap plus how far the edge
+//    lies behind its box's supporting plane, along n or along the best
+//    direction found) is below the best so far. This is the search over
+//    all 24 edges that the earlier steps only shortcut.
+struct BoxSearch {
+  const BoxPair& p;
+  Seen seen[2];  // a seen from b (a's edges), b seen from a
+  bool tried[2][12] = {};
+  SegBox best{{}, {}, INFINITY};
+  int best_side = 0;
+
+  explicit BoxSearch(const BoxPair& pair)
+      : p(pair), seen{ASeenFromB(pair), BSeenFromA(pair)} {}
+
+  void Offer(const SegBox& c, int side) {
+    if (c.d2 < best.d2) {
+      best = c;
+      best_side = side;
+    }
+  }
+  void Try(int side, int edge) {
+    if (tried[side][edge]) return;
+    tried[side][edge] = true;
+    Offer(EdgeToBox(seen[side], edge), side);
+  }
+  // Unit world direction from a's closest point to b's (best.d2 > 0).
+  Vec3 Dir() const {
+    const Frame& f = best_side == 0 ? p.b : p.a;
+    const Vec3 d =
+        Mul(f.r, Scale(Sub(best.box, best.seg), 1.0f / std::sqrt(best.d2)));
+    return best_side == 0 ? d : Neg(d);
+  }
+  Pair Result() const {
+    const Frame& f = best_side == 0 ? p.b : p.a;
+    Pair out{best.d2, ToWorld(f, best.seg), ToWorld(f, best.box), {}};
+    if (best.d2 > 0.0f) out.dir = Dir();
+    if (best_side == 1) std::swap(out.on_edges, out.on_box);
+    return out;
+  }
+};
+
+// Support corner signs along u: a's along +u, b's along -u.
+void SupportSigns(const Along& al, float (&sa)[3], float (&sb)[3]) {
+  for (int i = 0; i < 3; ++i) {
+    sa[i] = al.wa[i] >= 0.0f ? 1.0f : -1.0f;
+    sb[i] = al.wb[i] <= 0.0f ? 1.0f : -1.0f;
+  }
+}
+
+Vec3 Corner(const Seen& s, const float (&sign)[3]) {
+  return Add(s.center, Add(Add(Scale(s.axis[0], sign[0] * s.h.x),
+                               Scale(s.axis[1], sign[1] * s.h.y)),
+                           Scale(s.axis[2], sign[2] * s.h.z)));
+}
+
+// Closest pair of two boxes that the SAT found not overlapping: on_edges
+// on a, on_box on b. `all_close`: skip no edge that could come within
+// rounding of the best (the candidates a gap proves within rounding may
+// still lie apart along nearly parallel edges, where the distance is flat;
+// taking the least over all of them, as the full search would, keeps the
+// normal the same whichever box comes first).
+Pair ClosestBoxBox(const BoxPair& p, const Axis& sat, bool all_close) {
+  BoxSearch s(p);
+  // Rounding of the gaps and of the found distance: about an ulp of the
+  // magnitudes they are computed from.
+  const float magnitude = std::fabs(p.t.x) + std::fabs(p.t.y) +
+                          std::fabs(p.t.z) + p.a.h.x + p.a.h.y + p.a.h.z +
+                          p.b.h.x + p.b.h.y + p.b.h.z;
+  const float slack = magnitude * 0x1p-24f;
+  const Along an = AlongDir(p, sat.n);
+  float lower = std::max(-sat.overlap, an.gap);
+  float d = INFINITY;
+  // True when the best so far is the distance (or the boxes touch).
+  auto settled = [&] {
+    if (!(s.best.d2 > 0.0f)) return true;
+    d = std::sqrt(s.best.d2);
+    return !all_close && d <= lower + slack;
+  };
+  float sa[3], sb[3];
+  SupportSigns(an, sa, sb);
+  if (sat.id >= 6) {
+    // n = a_i x b_j: the support edges along a_i and b_j, in b's frame.
+    const int i = (sat.id - 6) / 3;
+    const int j = (sat.id - 6) % 3;
+    float fa[3] = {sa[0], sa[1], sa[2]};
+    fa[i] = -fa[i];
+    const Vec3 qb{sb[0] * p.b.h.x, sb[1] * p.b.h.y, sb[2] * p.b.h.z};
+    Vec3 rb = qb;
+    Set(rb, j, -Get(qb, j));
+    const SegSeg e =
+        ClosestSegSeg(Corner(s.seen[0], sa), Corner(s.seen[0], fa), qb, rb);
+    s.Offer({e.c1, e.c2, e.d2}, 0);
+    if (settled()) return s.Result();
+  }
+  s.Offer(PointBox(Corner(s.seen[0], sa), p.b.h), 0);
+  s.Offer(PointBox(Corner(s.seen[1], sb), p.a.h), 1);
+  if (settled()) return s.Result();
+  Along au = AlongDir(p, s.Dir());
+  lower = std::max(lower, au.gap);
+  if (settled()) return s.Result();
+  for (int k = 0; k < 3; ++k) s.Try(0, EdgeAt(k, sa));
+  for (int k = 0; k < 3; ++k) s.Try(1, EdgeAt(k, sb));
+  if (settled()) return s.Result();
+  au = AlongDir(p, s.Dir());
+  lower = std::max(lower, au.gap);
+  if (settled()) return s.Result();
+  const float margin = all_close ? slack : 0.0f;
+  for (int side = 0; side < 2; ++side) {
+    for (int edge = 0; edge < 12; ++edge) {
+      if (s.tried[side][edge]) continue;
+      const float bound =
+          std::max(EdgeBound(p, an, side, edge), EdgeBound(p, au, side, edge));
+      if (bound >= d + margin) continue;
+      s.Try(side, edge);
+      if (!(s.best.d2 > 0.0f)) return s.Result();
+      d = std::sqrt(s.best.d2);
+    }
+  }
+  return s.Result();
 }
 
 // Normal and points from a (sphere or capsule, core segment [p0, p1] in
@@ -493,19 +709,18 @@ IntersectResult Intersect(const Capsule3& a, const OrientedBox& b,
 
 IntersectResult Intersect(const OrientedBox& a, const OrientedBox& b,
                           Boundary boundary) {
-  const Frame fa = FrameOf(a);
-  const Frame fb = FrameOf(b);
-  const float d2 = ClosestBoxBox(fa, fb).d2;
+  const BoxPair p = PairOf(a, b);
+  const Axis sat = ObbDepth(p);
   IntersectResult out;
-  if (d2 > 0.0f) {
-    out.relation = Relation::kDisjoint;
-    out.separation = std::sqrt(d2);
+  if (sat.overlap > 0.0f) {
+    out.relation = Relation::kOverlapping;
+    out.separation = -sat.overlap;
   } else {
-    const float depth = ObbDepth(fa, fb).overlap;
-    // A gap on some axis here means the boxes are within rounding of
-    // touching: the edge distance found a common point.
-    out.relation = depth > 0.0f ? Relation::kOverlapping : Relation::kTouching;
-    out.separation = depth > 0.0f ? -depth : 0.0f;
+    // No axis overlaps with positive extent; the distance decides between
+    // disjoint and touching within rounding.
+    const float d2 = ClosestBoxBox(p, sat, false).d2;
+    out.relation = d2 > 0.0f ? Relation::kDisjoint : Relation::kTouching;
+    out.separation = d2 > 0.0f ? std::sqrt(d2) : 0.0f;
   }
   out.hit = IsHit(out.relation, boundary);
   return out;
@@ -553,18 +768,20 @@ Distance3 ClosestPoints(const Capsule3& a, const OrientedBox& b) {
 }
 
 Distance3 ClosestPoints(const OrientedBox& a, const OrientedBox& b) {
-  const Frame fa = FrameOf(a);
-  const Frame fb = FrameOf(b);
-  const Pair p = ClosestBoxBox(fa, fb);
+  const BoxPair pair = PairOf(a, b);
+  const Axis axis = ObbDepth(pair);
   Distance3 out;
-  if (p.d2 > 0.0f) {
-    out.distance = std::sqrt(p.d2);
-    out.normal = p.dir;
-    out.point_a = p.on_edges;
-    out.point_b = p.on_box;
-    return out;
+  if (!(axis.overlap > 0.0f)) {
+    const Pair p = ClosestBoxBox(pair, axis, true);
+    if (p.d2 > 0.0f) {
+      out.distance = std::sqrt(p.d2);
+      out.normal = p.dir;
+      out.point_a = p.on_edges;
+      out.point_b = p.on_box;
+      return out;
+    }
   }
-  const Axis axis = ObbDepth(fa, fb);
+  const Frame& fa = pair.a;
   // a's support point along the normal: the corner deepest in b.
   Vec3 deepest{};
   for (int i = 0; i < 3; ++i) {
