@@ -256,6 +256,34 @@ TEST(BoxBox3, RandomCasesMatchReferenceAtEveryScale) {
   }
 }
 
+TEST(BoxBox3, RodsAndPlatesMatchReferenceAtEveryScale) {
+  // Boxes of very different proportions (rods, plates, near-points) close
+  // together: the SAT's best axis often does not point at the closest
+  // features, so Intersect's edge search goes past its shortcuts (about one
+  // disjoint pair in a hundred reaches the search over all edges).
+  Worst w{"obb-obb rods and plates"};
+  Gen g(25);
+  for (float s : kScales) {
+    auto size = [&] {
+      return g.Int(0, 1) ? g.Uniform(0, 0.05f * s) : g.Uniform(0.5f * s, 3 * s);
+    };
+    for (int i = 0; i < 3000; ++i) {
+      const Vec3 ca = g.Point(s);
+      const Vec3 ha{size(), size(), size()};
+      const OrientedBox a{ca, ha, g.Rotation()};
+      const Vec3 cb = g.Point(3 * s);
+      const Vec3 hb{size(), size(), size()};
+      const OrientedBox b{cb, hb, g.Rotation()};
+      const double scale = std::max(Scale(a), Scale(b));
+      const double want = ref::BoxBox(a, b);
+      const std::string what = Str(a) + " vs " + Str(b);
+      w.Check(Intersect(a, b, kIn), want, scale, what);
+      w.Check(Intersect(b, a, kIn), want, scale, what);
+      EXPECT_NEAR(ClosestPoints(a, b).distance, want, kRelTol * scale) << what;
+    }
+  }
+}
+
 TEST(BoxBox3, SatAxesAreTheLeastOverlapOverSampledDirections) {
   // The reference depth takes the 15 SAT axes on trust; check on overlapping
   // pairs that no sampled direction overlaps less.
@@ -728,6 +756,27 @@ TEST(BoxBox3, CrossedEdgesPenetrationIsFoundOnTheEdgeEdgeAxis) {
   EXPECT_EQ(r.relation, Relation::kOverlapping);
   EXPECT_NEAR(r.separation, -0.25, 1e-6);
   EXPECT_NEAR(ref::BoxBox(a, b), -0.25, 1e-6);
+}
+
+TEST(BoxBox3, RodAlongAnEdgeAwayFromTheSatSupportCornerIsFound) {
+  // The SAT's best axis is x (gap 2); the cube's support corner along it,
+  // (1, 1, 1) on ties, is not the closest feature: the cube's edge at
+  // x = 1, z = -1 runs parallel to the rod sqrt(5) away.
+  const OrientedBox cube{{0, 0, 0}, {1, 1, 1}, {}};
+  const OrientedBox rod{{3, 0, -2}, {0, 5, 0}, {}};
+  for (const IntersectResult& r :
+       {Intersect(cube, rod, kIn), Intersect(rod, cube, kIn)}) {
+    EXPECT_EQ(r.relation, Relation::kDisjoint);
+    EXPECT_EQ(r.separation, std::sqrt(5.0f));
+  }
+  EXPECT_NEAR(ref::BoxBox(cube, rod), std::sqrt(5.0), 1e-12);
+  const Distance3 d = ClosestPoints(cube, rod);
+  EXPECT_EQ(d.distance, std::sqrt(5.0f));
+  EXPECT_EQ(d.point_a.x, 1.0f);
+  EXPECT_EQ(d.point_a.z, -1.0f);
+  EXPECT_NEAR(d.normal.x, 2 / std::sqrt(5.0f), 1e-6f);
+  EXPECT_NEAR(d.normal.y, 0, 1e-6f);
+  EXPECT_NEAR(d.normal.z, -1 / std::sqrt(5.0f), 1e-6f);
 }
 
 TEST(BoxBox3, SameTurnBoxesSideBySideMatchTheirLocalAxisAlignedAnswer) {
