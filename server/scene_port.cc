@@ -367,6 +367,10 @@ void ScenePort::Serve(int fd, const std::string& peer) {
     const absl::Time by = absl::Now() + options_.frame_timeout;
     if (!socket.Read(reinterpret_cast<char*>(header), 4, by, &clean_end)) {
       if (clean_end) {
+        // The scene's memory is given back before the client hears the
+        // stream is over: a game that opens its next scene at once must
+        // find the budget this one held.
+        session.Ended();
         finish(grpc::Status::OK);  // the client half-closed
       } else {
         end = grpc::Status(grpc::StatusCode::CANCELLED, "connection lost");

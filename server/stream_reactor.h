@@ -19,7 +19,8 @@
 //     // The last answer was handed to the transport; runs before the next
 //     // message is read (work the answer need not wait for).
 //     void AfterAnswer();
-//     void Ended();  // the stream is over (OnDone): free what it holds
+//     void Ended();  // the stream is over (the client half-closed, or
+//                    // OnDone): free what it holds; called once or twice
 //   };
 //
 // Process runs for one message at a time, so a Session may keep state
@@ -87,6 +88,12 @@ class StreamReactor final
   void OnReadDone(bool ok) override {
     TakeOver(this);
     if (!ok) {  // the client half-closed, or the call is gone
+      // No message is in hand (one is read only after the last answer was
+      // written), and OnDone runs after this returns: the session's state
+      // (a scene and its memory budget) is freed before the client hears
+      // the stream is over, so that a caller opening its next scene at
+      // once finds what this one held given back.
+      session_.Ended();
       End(grpc::Status::OK);
       return;
     }
