@@ -64,7 +64,6 @@ grpc::Status HostedScene::Open(const v1::SceneConfig& config) {
   }
   settings_ = *settings;
   scene_.emplace(settings_->dimension);
-  StartRecording(config);
   if (settings_->history_ticks > 1) {
     history_.emplace(settings_->dimension, settings_->history_ticks,
                      HistoryBudget(0));
@@ -157,6 +156,9 @@ grpc::Status HostedScene::Handle(const Request& request, Response* response) {
     if (first) Close();  // a rejected first message opens nothing
     return ToGrpc(parsed.status());
   }
+  // Recorded from the message that opened the scene: a rejected first
+  // message leaves no file behind.
+  if (first) StartRecording(request.config());
   const int64_t before = static_cast<int64_t>(scene_->size());
   SceneHistory* history = history_ ? &*history_ : nullptr;
   if (history != nullptr && parsed->update.present) {

@@ -226,8 +226,16 @@ TEST(SceneRecording, ARecordedMatchReplaysWithEveryAnswerIdentical) {
   for (const v1::SceneResponse& a : answers) rejected += a.has_error();
   EXPECT_EQ(rejected, 1);
 
-  // A scene that does not ask is not recorded.
+  // A scene that does not ask is not recorded, nor one whose first
+  // message is rejected (it never opened).
   Play(*r.server, Match(false, 3));
+  std::vector<v1::SceneRequest> refused = Match(true, 1);
+  refused[0]
+      .mutable_update()
+      ->mutable_upsert_columns(0)
+      ->mutable_circles()
+      ->set_radius(0, -1.0f);
+  EXPECT_TRUE(Play(*r.server, refused).at(0).has_error());
   r.writer->Drain();
   EXPECT_EQ(dir.Files().size(), 1u);
 
