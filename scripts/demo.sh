@@ -11,7 +11,7 @@ cmake --preset release >/dev/null
 # The installable targets too, so that `cmake --install build/release` works
 # after the demo.
 cmake --build --preset release --target collision_server collision_demo \
-  collision_client collision_load collision_probe
+  collision_client collision_load collision_probe collision_replay
 
 start_server build/release/server/collision_server --drain_grace=100ms
 echo "== collision_server on $SERVER_TARGET"
