@@ -263,6 +263,7 @@ void SceneRecorder::Stop(const std::string& why) {
 void SceneRecorder::Record(const v1::SceneRequest& request,
                            const v1::SceneResponse& response) {
   if (file_ == nullptr) return;
+  // docs/decisions/0027-recording-frames-off-the-tick.md measures this.
   // The frame SceneRecordFrame{message: {request, response}} encoded by
   // hand around the two messages, each serialized once straight into the
   // buffer the kernel is given: at the reference tick the request is

@@ -1,5 +1,7 @@
 // Two oriented boxes: the separating-axis test and the search for their
-// closest features when they are apart (hitbox3.h).
+// closest features when they are apart (hitbox3.h). The SAT runs first and
+// the search is bounded, measured in
+// docs/decisions/0026-box-pairs-sat-first.md.
 #include <algorithm>
 #include <cmath>
 
