@@ -237,18 +237,21 @@ bool SceneRecorder::WriteScratch(bool last) {
   return true;
 }
 
+bool SceneRecorder::Fits(std::size_t bytes) {
+  if (written_ + static_cast<int64_t>(bytes) + kTruncationRoom <= max_bytes_) {
+    return true;
+  }
+  Stop(absl::StrCat("the recording reached its limit of ", max_bytes_,
+                    " bytes (--scene_record_max_bytes)"));
+  return false;
+}
+
 bool SceneRecorder::WriteFrame(const v1::SceneRecordFrame& frame) {
   if (file_ == nullptr) return false;
   scratch_.resize(4);
   if (!frame.AppendToString(&scratch_)) return false;
   const bool last = frame.has_truncated();
-  if (!last &&
-      written_ + static_cast<int64_t>(scratch_.size()) + kTruncationRoom >
-          max_bytes_) {
-    Stop(absl::StrCat("the recording reached its limit of ", max_bytes_,
-                      " bytes (--scene_record_max_bytes)"));
-    return false;
-  }
+  if (!last && !Fits(scratch_.size())) return false;
   PutLength(static_cast<uint32_t>(scratch_.size() - 4), scratch_.data());
   return WriteScratch(last);
 }
@@ -269,21 +272,24 @@ void SceneRecorder::Record(const v1::SceneRequest& request,
   // buffer the kernel is given: at the reference tick the request is
   // ~160 KB, and building the frame as a message copied it three times.
   using google::protobuf::io::CodedOutputStream;
-  constexpr uint8_t kMessageTag = (2 << 3) | 2;  // SceneRecordFrame.message
-  constexpr uint8_t kRequestTag = (1 << 3) | 2;  // SceneRecordMessage.request
-  constexpr uint8_t kResponseTag = (2 << 3) | 2;
+  // Tags of length-delimited fields (wire type 2), from the schema's
+  // field numbers.
+  constexpr auto kTag = [](int field) {
+    return static_cast<uint8_t>((field << 3) | 2);
+  };
+  constexpr uint8_t kMessageTag =
+      kTag(v1::SceneRecordFrame::kMessageFieldNumber);
+  constexpr uint8_t kRequestTag =
+      kTag(v1::SceneRecordMessage::kRequestFieldNumber);
+  constexpr uint8_t kResponseTag =
+      kTag(v1::SceneRecordMessage::kResponseFieldNumber);
   const std::size_t req = request.ByteSizeLong();
   const std::size_t resp = response.ByteSizeLong();
   const std::size_t message = 1 + CodedOutputStream::VarintSize64(req) + req +
                               1 + CodedOutputStream::VarintSize64(resp) + resp;
   const std::size_t frame =
       1 + CodedOutputStream::VarintSize64(message) + message;
-  if (written_ + 4 + static_cast<int64_t>(frame) + kTruncationRoom >
-      max_bytes_) {
-    Stop(absl::StrCat("the recording reached its limit of ", max_bytes_,
-                      " bytes (--scene_record_max_bytes)"));
-    return;
-  }
+  if (!Fits(4 + frame)) return;
   scratch_.resize(4 + frame);
   auto* p = reinterpret_cast<uint8_t*>(scratch_.data());
   PutLength(static_cast<uint32_t>(frame), scratch_.data());

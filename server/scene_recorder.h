@@ -101,6 +101,10 @@ class SceneRecorder {
         writer_(std::move(writer)),
         name_(std::move(name)),
         max_bytes_(max_bytes) {}
+  // Whether a frame of `bytes` (its length included) still fits the size
+  // limit, with room for the frame that says why the recording ends; if
+  // not, ends the recording with that frame.
+  bool Fits(std::size_t bytes);
   bool WriteFrame(const v1::SceneRecordFrame& frame);
   // Hands scratch_ (whole frames, each length first) to the file.
   bool WriteScratch(bool last = false);

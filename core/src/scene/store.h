@@ -35,11 +35,26 @@ inline constexpr ShapeKind kFamilyKind[kNumFamilies] = {
     ShapeKind::kCircle, ShapeKind::kRect, ShapeKind::kRotatedRect,
     ShapeKind::kSphere, ShapeKind::kBox};
 
-constexpr Family FamilyOf(ShapeKind kind) {
-  for (int f = 0; f < kNumFamilies; ++f) {
-    if (kFamilyKind[f] == ComputedAs(kind)) return static_cast<Family>(f);
+namespace store_internal {
+// Each kind's family, looked up once at compile time: upserts ask per
+// entity.
+constexpr std::array<Family, kShapeKinds> FamiliesOfKinds() {
+  std::array<Family, kShapeKinds> out{};
+  for (int k = 0; k < kShapeKinds; ++k) {
+    for (int f = 0; f < kNumFamilies; ++f) {
+      if (kFamilyKind[f] == ComputedAs(static_cast<ShapeKind>(k))) {
+        out[static_cast<size_t>(k)] = static_cast<Family>(f);
+      }
+    }
   }
-  return Family::kBall2;  // unreachable: every computed kind has a family
+  return out;
+}
+inline constexpr std::array<Family, kShapeKinds> kFamilyOfKind =
+    FamiliesOfKinds();
+}  // namespace store_internal
+
+constexpr Family FamilyOf(ShapeKind kind) {
+  return store_internal::kFamilyOfKind[static_cast<size_t>(kind)];
 }
 // Columns per family, in ShapeKindInfo::columns order (shapes.h); a ball's
 // radius column is 0 for points.
