@@ -79,6 +79,45 @@ std::pair<v1::Shape, v1::Shape> MakePair(Rng& r, PairKind kind, Rpc rpc) {
                   : c::BoxFromCenterHalfExtents(x, y, z, w / 2, h / 2, d / 2),
               c::BoxFromCenterHalfExtents(near(x), near(y), near(z), h / 2,
                                           d / 2, w / 2)};
+    default:
+      break;
+  }
+  // The hitbox kinds: capsules (limbs) of length up to 40 and oriented
+  // boxes turned about a random axis, near each other like parts of one
+  // body. A closest-point query is a point3 where the pairing's first
+  // shape is not a ball.
+  auto capsule = [&](float cx, float cy, float cz) {
+    return c::Capsule3(cx, cy, cz, cx + r.Uniform(-20, 20),
+                       cy + r.Uniform(-20, 20), cz + r.Uniform(-20, 20),
+                       radius);
+  };
+  auto oriented = [&](float cx, float cy, float cz) {
+    return c::OrientedBoxAxisAngle(cx, cy, cz, w / 2, h / 2, d / 2,
+                                   r.Uniform(-1, 1), r.Uniform(-1, 1),
+                                   r.Uniform(-1, 1),
+                                   r.Uniform(-3.14159f, 3.14159f));
+  };
+  const v1::Shape first =
+      closest ? c::Point3(x, y, z)
+      : kind == PairKind::kCapsuleCapsule || kind == PairKind::kCapsuleBox ||
+              kind == PairKind::kCapsuleOrientedBox
+          ? capsule(x, y, z)
+      : kind == PairKind::kBoxOrientedBox
+          ? c::BoxFromCenterHalfExtents(x, y, z, w / 2, h / 2, d / 2)
+      : kind == PairKind::kOrientedBoxOrientedBox ? oriented(x, y, z)
+                                                  : c::Sphere(x, y, z, radius);
+  switch (kind) {
+    case PairKind::kSphereCapsule:
+    case PairKind::kCapsuleCapsule:
+      return {first, capsule(near(x), near(y), near(z))};
+    case PairKind::kCapsuleBox:
+      return {first, c::BoxFromCenterHalfExtents(near(x), near(y), near(z),
+                                                 h / 2, d / 2, w / 2)};
+    case PairKind::kSphereOrientedBox:
+    case PairKind::kCapsuleOrientedBox:
+    case PairKind::kBoxOrientedBox:
+    case PairKind::kOrientedBoxOrientedBox:
+      return {first, oriented(near(x), near(y), near(z))};
     default:  // closest-point kinds: never in a kind mix (ParseKindMix)
       break;
   }

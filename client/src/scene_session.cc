@@ -448,6 +448,22 @@ SceneSession::Kept SceneSession::Keep(const v1::Shape& s) {
       v[2] = s.box().min().z(), v[3] = s.box().max().x();
       v[4] = s.box().max().y(), v[5] = s.box().max().z();
       break;
+    case v1::Shape::kCapsule3: {
+      const v1::Capsule3& c = s.capsule3();
+      v[0] = c.a().x(), v[1] = c.a().y(), v[2] = c.a().z();
+      v[3] = c.b().x(), v[4] = c.b().y(), v[5] = c.b().z();
+      v[6] = c.radius();
+      break;
+    }
+    case v1::Shape::kOrientedBox: {
+      const v1::OrientedBox& b = s.oriented_box();
+      v[0] = b.center().x(), v[1] = b.center().y(), v[2] = b.center().z();
+      v[3] = b.half_extents().x(), v[4] = b.half_extents().y();
+      v[5] = b.half_extents().z();
+      v[6] = b.rotation().w(), v[7] = b.rotation().x();
+      v[8] = b.rotation().y(), v[9] = b.rotation().z();
+      break;
+    }
     case v1::Shape::KIND_NOT_SET:
       break;
   }
@@ -565,6 +581,31 @@ void SceneSession::Restore(uint64_t id, const Kept& k, v1::SceneEntity* out) {
       s->mutable_box()->mutable_max()->set_y(v[4]);
       s->mutable_box()->mutable_max()->set_z(v[5]);
       return;
+    case v1::Shape::kCapsule3: {
+      v1::Capsule3* c = s->mutable_capsule3();
+      c->mutable_a()->set_x(v[0]);
+      c->mutable_a()->set_y(v[1]);
+      c->mutable_a()->set_z(v[2]);
+      c->mutable_b()->set_x(v[3]);
+      c->mutable_b()->set_y(v[4]);
+      c->mutable_b()->set_z(v[5]);
+      c->set_radius(v[6]);
+      return;
+    }
+    case v1::Shape::kOrientedBox: {
+      v1::OrientedBox* b = s->mutable_oriented_box();
+      b->mutable_center()->set_x(v[0]);
+      b->mutable_center()->set_y(v[1]);
+      b->mutable_center()->set_z(v[2]);
+      b->mutable_half_extents()->set_x(v[3]);
+      b->mutable_half_extents()->set_y(v[4]);
+      b->mutable_half_extents()->set_z(v[5]);
+      b->mutable_rotation()->set_w(v[6]);
+      b->mutable_rotation()->set_x(v[7]);
+      b->mutable_rotation()->set_y(v[8]);
+      b->mutable_rotation()->set_z(v[9]);
+      return;
+    }
     case v1::Shape::KIND_NOT_SET:
       return;
   }

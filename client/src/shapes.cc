@@ -1,5 +1,7 @@
 #include "collision/client/shapes.h"
 
+
+#include <cmath>
 #include <utility>
 
 namespace collision::client {
@@ -117,6 +119,48 @@ v1::Shape BoxFromCenterHalfExtents(float center_x, float center_y,
                                    float half_z) {
   return BoxFromMinMax(center_x - half_x, center_y - half_y, center_z - half_z,
                        center_x + half_x, center_y + half_y, center_z + half_z);
+}
+
+v1::Shape Capsule3(float a_x, float a_y, float a_z, float b_x, float b_y,
+                   float b_z, float radius) {
+  v1::Shape s;
+  Set(s.mutable_capsule3()->mutable_a(), a_x, a_y, a_z);
+  Set(s.mutable_capsule3()->mutable_b(), b_x, b_y, b_z);
+  s.mutable_capsule3()->set_radius(radius);
+  return s;
+}
+
+v1::Shape OrientedBox(float center_x, float center_y, float center_z,
+                      float half_x, float half_y, float half_z, float qw,
+                      float qx, float qy, float qz) {
+  v1::Shape s;
+  v1::OrientedBox* b = s.mutable_oriented_box();
+  Set(b->mutable_center(), center_x, center_y, center_z);
+  Set(b->mutable_half_extents(), half_x, half_y, half_z);
+  b->mutable_rotation()->set_w(qw);
+  b->mutable_rotation()->set_x(qx);
+  b->mutable_rotation()->set_y(qy);
+  b->mutable_rotation()->set_z(qz);
+  return s;
+}
+
+v1::Shape OrientedBoxAxisAngle(float center_x, float center_y, float center_z,
+                               float half_x, float half_y, float half_z,
+                               float axis_x, float axis_y, float axis_z,
+                               float angle_radians) {
+  // In double, so that the float quaternion is the rounded exact one.
+  const double len = std::sqrt(double{axis_x} * axis_x +
+                               double{axis_y} * axis_y +
+                               double{axis_z} * axis_z);
+  double w = 1, x = 0, y = 0, z = 0;
+  if (len > 0 && std::isfinite(len)) {
+    const double half = double{angle_radians} / 2;
+    const double k = std::sin(half) / len;
+    w = std::cos(half), x = axis_x * k, y = axis_y * k, z = axis_z * k;
+  }
+  return OrientedBox(center_x, center_y, center_z, half_x, half_y, half_z,
+                     static_cast<float>(w), static_cast<float>(x),
+                     static_cast<float>(y), static_cast<float>(z));
 }
 
 v1::IntersectRequest IntersectBatch::MakeDefault() {

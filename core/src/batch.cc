@@ -11,7 +11,9 @@
 // docs/decisions/0025-dispatcher-groups-by-kind.md). Chunking bounds the
 // per-thread scratch, which is reused through thread_local (no allocation
 // after a thread's first call), and keeps the columns in L1/L2 between the
-// gather, the kernels and the scatter.
+// gather, the kernels and the scatter. Pairings without a kernel (the
+// hitbox kinds, kinds.h) form one more group that the scalar functions
+// answer one pair at a time, after the kernels.
 #include "collision/core/batch.h"
 
 #include <algorithm>
@@ -35,7 +37,7 @@ constexpr int kNumCombos = kNumKinds * kNumKinds;
 constexpr size_t kMaxCols = 12;
 constexpr bool PairsFitMaxCols() {
   for (const WorkKindInfo& info : kWorkKindTable) {
-    if (ComputedColumns(info.first) + ComputedColumns(info.second) >
+    if (info.kernel && ComputedColumns(info.first) + ComputedColumns(info.second) >
         static_cast<int>(kMaxCols)) {
       return false;
     }
@@ -83,6 +85,7 @@ void Write(const Shape& s, float* const* c, size_t slot) {
     c[0][slot] = b.center.x, c[1][slot] = b.center.y;
     c[2][slot] = b.center.z, c[3][slot] = b.radius;
   } else {
+    static_assert(K == ShapeKind::kBox, "a kind without kernel columns");
     const Box& b = *std::get_if<Box>(&s);
     c[0][slot] = b.min.x, c[1][slot] = b.min.y, c[2][slot] = b.min.z;
     c[3][slot] = b.max.x, c[4][slot] = b.max.y, c[5][slot] = b.max.z;
@@ -166,19 +169,42 @@ constexpr std::pair<std::array<uint8_t, kNumCombos>, size_t> RankOf(
 
 // ---- Intersect -------------------------------------------------------------
 
-enum IntersectGroup : uint8_t { kCC, kCR, kCRR, kRR, kSS, kSB, kBB, kNumI };
-constexpr std::array<size_t, kNumI> kICols = {6, 7, 11, 8, 8, 10, 12};
+// One group per kernel, then kIScalar: the pairings without a kernel
+// (kinds.h), answered one pair at a time by the scalar Intersect.
+enum IntersectGroup : uint8_t {
+  kCC,
+  kCR,
+  kCRR,
+  kRR,
+  kSS,
+  kSB,
+  kBB,
+  kIScalar,
+  kNumI
+};
+constexpr std::array<size_t, kNumI> kICols = {6, 7, 11, 8, 8, 10, 12, 0};
 
-// The ball goes first when only one of the two is a ball.
-constexpr bool Swapped(int c) { return !IsBall(KindA(c)) && IsBall(KindB(c)); }
+// The pair goes into its row's columns in the row's order (kinds.h).
+constexpr bool Swapped(int c) {
+  const std::optional<WorkKind> kind = IntersectWorkKind(KindA(c), KindB(c));
+  return kind && InfoOf(*kind).first != ComputedAs(KindA(c));
+}
 
-// The groups are the intersect work kinds, in the table's order (kinds.h).
+// The kernel groups are the work kinds with a kernel, which come first
+// among the table's rows [begin, end), in its order (kinds.h).
+constexpr bool KernelRowsFirst(int begin, int end, int kernels) {
+  for (int k = begin; k < end; ++k) {
+    if (kWorkKindTable[k].kernel != (k - begin < kernels)) return false;
+  }
+  return true;
+}
 static_assert(kCC == static_cast<int>(WorkKind::kCircleCircle) &&
               kBB == static_cast<int>(WorkKind::kBoxBox) &&
-              kNumI == kIntersectWorkKinds);
+              KernelRowsFirst(0, kIntersectWorkKinds, kIScalar));
 constexpr uint8_t IntersectGroupOf(int c) {
   const std::optional<WorkKind> kind = IntersectWorkKind(KindA(c), KindB(c));
   if (!kind) return kNumI;
+  if (!InfoOf(*kind).kernel) return kIScalar;
   return static_cast<uint8_t>(*kind);
 }
 
@@ -195,7 +221,7 @@ using IntersectFill = void (*)(const ShapePair*, const uint32_t*, size_t,
 template <int C>
 void FillIntersect(const ShapePair* pairs, const uint32_t* items, size_t n,
                    float* const* cols, size_t first_slot) {
-  if constexpr (IntersectGroupOf(C) != kNumI) {
+  if constexpr (IntersectGroupOf(C) < kIScalar) {
     constexpr bool kSwap = Swapped(C);
     constexpr ShapeKind k0 = kSwap ? KindB(C) : KindA(C);
     constexpr ShapeKind k1 = kSwap ? KindA(C) : KindB(C);
@@ -274,11 +300,20 @@ void IntersectChunk(absl::Span<const ShapePair> pairs, Boundary boundary,
   s.hit.resize(n);
   s.relation.resize(n);
   s.separation.resize(n);
-  for (size_t g = 0; g < kNumI; ++g) {
+  for (size_t g = 0; g < kIScalar; ++g) {
     const size_t at = gr.group_start[g];
     RunIntersectGroup(g, gr.cols[g].data(), gr.group_count[g], boundary,
                       {s.hit.data() + at, nullptr, s.relation.data() + at,
                        s.separation.data() + at});
+  }
+  const size_t scalar_at = gr.group_start[kIScalar];
+  for (size_t j = 0; j < gr.group_count[kIScalar]; ++j) {
+    const size_t at = scalar_at + j;
+    const ShapePair& p = pairs[gr.item[at]];
+    const IntersectResult r = Intersect(p.a, p.b, boundary);
+    s.hit[at] = r.hit ? 1 : 0;
+    s.relation[at] = r.relation;
+    s.separation[at] = r.separation;
   }
   // In item order: the results are written sequentially.
   for (size_t i = 0; i < n; ++i) {
@@ -289,24 +324,28 @@ void IntersectChunk(absl::Span<const ShapePair> pairs, Boundary boundary,
 
 // ---- ClosestPoint ----------------------------------------------------------
 
+// One group per kernel, then kOnScalar (the targets without a kernel).
 enum ClosestGroup : uint8_t {
   kOnCircle,
   kOnRect,
   kOnRotated,
   kOnSphere,
   kOnBox,
+  kOnScalar,
   kNumC
 };
-constexpr std::array<size_t, kNumC> kCCols = {6, 7, 11, 8, 10};
+constexpr std::array<size_t, kNumC> kCCols = {6, 7, 11, 8, 10, 0};
 constexpr size_t kClosestFloats = 11;
 
-// The groups are the closest-point work kinds, in the table's order.
+// The kernel groups are the closest-point work kinds with a kernel, in the
+// table's order.
 static_assert(static_cast<int>(WorkKind::kClosestCircle) + kOnBox ==
                   static_cast<int>(WorkKind::kClosestBox) &&
-              kIntersectWorkKinds + kNumC == kWorkKinds);
+              KernelRowsFirst(kIntersectWorkKinds, kWorkKinds, kOnScalar));
 constexpr uint8_t ClosestGroupOf(int c) {
   const std::optional<WorkKind> kind = ClosestWorkKind(KindA(c), KindB(c));
   if (!kind) return kNumC;
+  if (!InfoOf(*kind).kernel) return kOnScalar;
   return static_cast<uint8_t>(static_cast<int>(*kind) - kIntersectWorkKinds);
 }
 
@@ -323,7 +362,7 @@ using ClosestFill = void (*)(const ClosestPointItem*, const uint32_t*, size_t,
 template <int C>
 void FillClosest(const ClosestPointItem* items, const uint32_t* index, size_t n,
                  float* const* cols, size_t first_slot) {
-  if constexpr (ClosestGroupOf(C) != kNumC) {
+  if constexpr (ClosestGroupOf(C) < kOnScalar) {
     for (size_t j = 0; j < n; ++j) {
       const ClosestPointItem& it = items[index[j]];
       Write<KindA(C)>(it.query, cols, first_slot + j);
@@ -397,7 +436,7 @@ void ClosestChunk(absl::Span<const ClosestPointItem> items, Boundary boundary,
   std::fill(f[2], f[2] + n, 0.0f);
   std::fill(f[5], f[5] + n, 0.0f);
   std::fill(f[8], f[8] + n, 0.0f);
-  for (size_t g = 0; g < kNumC; ++g) {
+  for (size_t g = 0; g < kOnScalar; ++g) {
     const size_t at = gr.group_start[g];
     simd::ClosestPointOutputs o;
     o.closest_x = f[0] + at, o.closest_y = f[1] + at, o.closest_z = f[2] + at;
@@ -407,6 +446,19 @@ void ClosestChunk(absl::Span<const ClosestPointItem> items, Boundary boundary,
     o.gap = f[10] + at;
     o.inside = s.inside.data() + at;
     RunClosestGroup(g, gr.cols[g].data(), gr.group_count[g], boundary, o);
+  }
+  const size_t scalar_at = gr.group_start[kOnScalar];
+  for (size_t j = 0; j < gr.group_count[kOnScalar]; ++j) {
+    const size_t at = scalar_at + j;
+    const ClosestPointItem& it = items[gr.item[at]];
+    const ClosestPointResult r = ClosestPoint(it.query, it.target, boundary);
+    const float v[kClosestFloats] = {
+        r.closest_point.x, r.closest_point.y, r.closest_point.z,
+        r.surface_point.x, r.surface_point.y, r.surface_point.z,
+        r.normal.x,        r.normal.y,        r.normal.z,
+        r.signed_distance, r.gap};
+    for (size_t k = 0; k < kClosestFloats; ++k) f[k][at] = v[k];
+    s.inside[at] = r.inside ? 1 : 0;
   }
   // In item order: the results are written sequentially.
   for (size_t i = 0; i < n; ++i) {

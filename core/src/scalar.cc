@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "collision/core/hitbox3.h"
+#include "collision/core/kinds.h"
 #include "exact_vec.h"
 
 namespace collision {
@@ -313,6 +315,9 @@ IntersectResult Intersect(const Shape& a, const Shape& b, Boundary boundary) {
   const ShapeKind ka = KindOf(a);
   const ShapeKind kb = KindOf(b);
   assert(IsSupportedIntersectPair(ka, kb));
+  if (!InfoOf(*IntersectWorkKind(ka, kb)).kernel) {
+    return IntersectHitboxPair(a, b, boundary);
+  }
   // Put the ball (point/circle/sphere) first; the answer is symmetric.
   if (!IsBall(ka) && IsBall(kb)) {
     return Intersect(b, a, boundary);
@@ -417,6 +422,9 @@ ClosestPointResult ClosestPoint(const Shape& query, const Shape& target,
     }
   } else {
     const Sphere q = AsSphere(query);
+    if (!InfoOf(*ClosestWorkKind(KindOf(query), KindOf(target))).kernel) {
+      return ClosestPointOnHitbox(q.center, q.radius, target, boundary);
+    }
     if (KindOf(target) == ShapeKind::kBox) {
       return ClosestPointOnBox(q.center, q.radius, std::get<Box>(target),
                                boundary);

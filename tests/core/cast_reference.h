@@ -280,11 +280,13 @@ inline std::string Describe(const CastCase& c) {
         } else if constexpr (std::is_same_v<T, Box>) {
           os << "[" << s.min.x << ", " << s.min.y << ", " << s.min.z << "]-["
              << s.max.x << ", " << s.max.y << ", " << s.max.z << "]";
-        } else {
+        } else if constexpr (std::is_same_v<T, RotatedRect>) {
           os << "size (" << s.size.x << ", " << s.size.y << ") pivot ("
              << s.pivot.x << ", " << s.pivot.y << ") pos (" << s.position.x
              << ", " << s.position.y << ") rot (" << s.rotation.cos << ", "
              << s.rotation.sin << ")";
+        } else {
+          os << "(a hitbox kind, not cast in scenes)";
         }
       },
       c.target);

@@ -84,6 +84,9 @@ class CaseMaker {
         return Sphere{a, Size()};
       case ShapeKind::kBox:
         return Box{a, {a.x + Size(), a.y + Size(), a.z + Size()}};
+      case ShapeKind::kCapsule3:
+      case ShapeKind::kOrientedBox:
+        break;  // not scene kinds: the scene casts never meet them
     }
     return Vec2{};
   }

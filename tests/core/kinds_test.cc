@@ -1,5 +1,5 @@
 // The kind table (kinds.h) against the supported pairings written out by
-// hand, for all 49 ordered pairs of shape kinds: the table is what the
+// hand, for all 81 ordered pairs of shape kinds: the table is what the
 // dispatcher, the wire layer and metrics use, so a wrong row would
 // silently misroute or miscount work.
 #include "collision/core/kinds.h"
@@ -17,7 +17,8 @@ namespace {
 constexpr ShapeKind kAll[] = {ShapeKind::kPoint2, ShapeKind::kCircle,
                               ShapeKind::kRect,   ShapeKind::kRotatedRect,
                               ShapeKind::kPoint3, ShapeKind::kSphere,
-                              ShapeKind::kBox};
+                              ShapeKind::kBox,    ShapeKind::kCapsule3,
+                              ShapeKind::kOrientedBox};
 
 bool Ball2(ShapeKind k) {
   return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle;
@@ -39,11 +40,21 @@ std::string ExpectedIntersect(ShapeKind a, ShapeKind b) {
   if (Ball3(a)) {
     if (Ball3(b)) return "sphere_sphere";
     if (b == ShapeKind::kBox) return "sphere_box";
+    if (b == ShapeKind::kCapsule3) return "sphere_capsule3";
+    if (b == ShapeKind::kOrientedBox) return "sphere_oriented_box";
     return "";
   }
   if (a == ShapeKind::kRect && b == ShapeKind::kRect) return "rect_rect";
-  if (a == ShapeKind::kBox && b == ShapeKind::kBox) return "box_box";
-  return "";
+  // The 3D non-balls, named in the order capsule3, box, oriented box.
+  const auto rank = [](ShapeKind k) {
+    return k == ShapeKind::kCapsule3      ? 0
+           : k == ShapeKind::kBox         ? 1
+           : k == ShapeKind::kOrientedBox ? 2
+                                          : -1;
+  };
+  if (rank(a) < 0 || rank(b) < 0) return "";
+  if (rank(b) < rank(a)) std::swap(a, b);
+  return std::string(KindName(a)) + "_" + KindName(b);
 }
 
 std::string ExpectedClosest(ShapeKind q, ShapeKind t) {
@@ -55,6 +66,8 @@ std::string ExpectedClosest(ShapeKind q, ShapeKind t) {
   if (Ball3(q)) {
     if (Ball3(t)) return "closest_sphere";
     if (t == ShapeKind::kBox) return "closest_box";
+    if (t == ShapeKind::kCapsule3) return "closest_capsule3";
+    if (t == ShapeKind::kOrientedBox) return "closest_oriented_box";
   }
   return "";
 }

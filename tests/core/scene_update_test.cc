@@ -38,7 +38,11 @@ Shape OfKind(Generator& g, ShapeKind kind) {
       return g.Ball3(false);
     case ShapeKind::kBox:
       return g.Box3();
+    case ShapeKind::kCapsule3:
+    case ShapeKind::kOrientedBox:
+      break;  // not scene kinds
   }
+  ADD_FAILURE() << "no scene entity of kind " << KindName(kind);
   return Vec2{};
 }
 

@@ -20,6 +20,7 @@
 #include "server/server.h"
 #include "tests/e2e/scene_session_testing.h"
 #include "tests/util/http_get.h"
+#include "tests/util/shape_proto.h"
 
 namespace collision {
 namespace {
@@ -29,70 +30,7 @@ using scene_testing::Session;
 using scene_testing::Start;
 
 using ::testing::HasSubstr;
-
-void ToProto(const Shape& shape, v1::Shape* out) {
-  switch (KindOf(shape)) {
-    case ShapeKind::kPoint2: {
-      const Vec2& p = std::get<Vec2>(shape);
-      out->mutable_point()->set_x(p.x);
-      out->mutable_point()->set_y(p.y);
-      return;
-    }
-    case ShapeKind::kCircle: {
-      const Circle& c = std::get<Circle>(shape);
-      out->mutable_circle()->mutable_center()->set_x(c.center.x);
-      out->mutable_circle()->mutable_center()->set_y(c.center.y);
-      out->mutable_circle()->set_radius(c.radius);
-      return;
-    }
-    case ShapeKind::kRect: {
-      const Rect& r = std::get<Rect>(shape);
-      out->mutable_rect()->mutable_min()->set_x(r.min.x);
-      out->mutable_rect()->mutable_min()->set_y(r.min.y);
-      out->mutable_rect()->mutable_max()->set_x(r.max.x);
-      out->mutable_rect()->mutable_max()->set_y(r.max.y);
-      return;
-    }
-    case ShapeKind::kRotatedRect: {
-      const RotatedRect& r = std::get<RotatedRect>(shape);
-      v1::RotatedRect* o = out->mutable_rotated_rect();
-      o->mutable_size()->set_x(r.size.x);
-      o->mutable_size()->set_y(r.size.y);
-      o->mutable_pivot()->set_x(r.pivot.x);
-      o->mutable_pivot()->set_y(r.pivot.y);
-      o->mutable_position()->set_x(r.position.x);
-      o->mutable_position()->set_y(r.position.y);
-      o->mutable_rotation()->set_cos(r.rotation.cos);
-      o->mutable_rotation()->set_sin(r.rotation.sin);
-      return;
-    }
-    case ShapeKind::kPoint3: {
-      const Vec3& p = std::get<Vec3>(shape);
-      out->mutable_point3()->set_x(p.x);
-      out->mutable_point3()->set_y(p.y);
-      out->mutable_point3()->set_z(p.z);
-      return;
-    }
-    case ShapeKind::kSphere: {
-      const Sphere& s = std::get<Sphere>(shape);
-      out->mutable_sphere()->mutable_center()->set_x(s.center.x);
-      out->mutable_sphere()->mutable_center()->set_y(s.center.y);
-      out->mutable_sphere()->mutable_center()->set_z(s.center.z);
-      out->mutable_sphere()->set_radius(s.radius);
-      return;
-    }
-    case ShapeKind::kBox: {
-      const Box& b = std::get<Box>(shape);
-      out->mutable_box()->mutable_min()->set_x(b.min.x);
-      out->mutable_box()->mutable_min()->set_y(b.min.y);
-      out->mutable_box()->mutable_min()->set_z(b.min.z);
-      out->mutable_box()->mutable_max()->set_x(b.max.x);
-      out->mutable_box()->mutable_max()->set_y(b.max.y);
-      out->mutable_box()->mutable_max()->set_z(b.max.z);
-      return;
-    }
-  }
-}
+using test_util::ToProto;
 
 uint32_t Bits(float f) {
   uint32_t u;

@@ -1,6 +1,8 @@
 // The dispatcher (IntersectBatch, ClosestPointBatch) on shuffled mixed
-// batches, whole and in sub-spans, on every Highway target: out[i] must equal
-// the scalar Intersect/ClosestPoint of item i, bit for bit.
+// batches of every kind (the hitbox pairings, answered by the scalar
+// functions in the batch, included), whole and in sub-spans, on every
+// Highway target: out[i] must equal the scalar Intersect/ClosestPoint of
+// item i, bit for bit.
 #include <algorithm>
 #include <cstdint>
 #include <thread>
@@ -37,6 +39,10 @@ Shape AnyShape(Gen& g, ShapeKind k) {
       return g.Ball3();
     case ShapeKind::kBox:
       return g.BoxShape();
+    case ShapeKind::kCapsule3:
+      return g.Capsule();
+    case ShapeKind::kOrientedBox:
+      return g.Obb();
   }
   return Vec2{};
 }
@@ -45,8 +51,8 @@ std::vector<ShapePair> MixedPairs(size_t n, uint64_t seed, Mix mix) {
   Gen g(seed, mix);
   std::vector<ShapePair> pairs;
   while (pairs.size() < n) {
-    const auto a = static_cast<ShapeKind>(g.Int(0, 6));
-    const auto b = static_cast<ShapeKind>(g.Int(0, 6));
+    const auto a = static_cast<ShapeKind>(g.Int(0, kShapeKinds - 1));
+    const auto b = static_cast<ShapeKind>(g.Int(0, kShapeKinds - 1));
     if (!IsSupportedIntersectPair(a, b)) continue;
     pairs.push_back({AnyShape(g, a), AnyShape(g, b)});
   }
@@ -57,8 +63,8 @@ std::vector<ClosestPointItem> MixedItems(size_t n, uint64_t seed, Mix mix) {
   Gen g(seed, mix);
   std::vector<ClosestPointItem> items;
   while (items.size() < n) {
-    const auto q = static_cast<ShapeKind>(g.Int(0, 6));
-    const auto t = static_cast<ShapeKind>(g.Int(0, 6));
+    const auto q = static_cast<ShapeKind>(g.Int(0, kShapeKinds - 1));
+    const auto t = static_cast<ShapeKind>(g.Int(0, kShapeKinds - 1));
     if (!IsSupportedClosestPointPair(q, t)) continue;
     items.push_back({AnyShape(g, q), AnyShape(g, t)});
   }

@@ -107,6 +107,32 @@ class Gen {
     return r;
   }
 
+  Capsule3 Capsule() {
+    const Vec3 a = V3();
+    return {a, Int(0, 4) == 0 ? a : V3(), Int(0, 3) == 0 ? 0.0f : Length()};
+  }
+  // Unit quaternions: the identity, quarter turns about an axis, random.
+  Quat UnitQuat() {
+    const int mode = Int(0, 3);
+    if (mode == 0) return Quat{};
+    if (mode == 1) {
+      const float h = 0.70710678f;
+      Quat q{h, 0, 0, 0};
+      (Int(0, 2) == 0 ? q.x : Int(0, 1) == 0 ? q.y : q.z) = Int(0, 1) ? h : -h;
+      return q;
+    }
+    for (;;) {
+      const double w = Uniform(-1, 1), x = Uniform(-1, 1), y = Uniform(-1, 1),
+                   z = Uniform(-1, 1);
+      const double n = std::sqrt(w * w + x * x + y * y + z * z);
+      if (n < 0.1 || n > 1) continue;
+      return Quat{float(w / n), float(x / n), float(y / n), float(z / n)};
+    }
+  }
+  OrientedBox Obb() {
+    return {V3(), {Length(), Length(), Length()}, UnitQuat()};
+  }
+
   // Uniform in [lo, hi] (multiply-shift; the tiny bias is irrelevant here).
   int Int(int lo, int hi) {
     const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;

@@ -81,12 +81,12 @@ COLLISION_WIRE_INLINE bool Length(const uint8_t*& p, const uint8_t* end,
   return true;
 }
 
-// Vec2, Vec3 and Rotation in [p, end): `n` float fields numbered 1..n,
-// stored at `out`.
+// Vec2, Vec3, Rotation and Quaternion in [p, end): `n` float fields
+// numbered 1..n, stored at `out`.
 COLLISION_WIRE_INLINE bool DecodeFloats(const uint8_t* p, const uint8_t* end,
                                         uint32_t n, float* out) {
   // The usual case first: every field, once, in order (no value is 0).
-  if (end - p == 5 * n && p[0] == Tag(1, kFixed32) &&
+  if (n <= 3 && end - p == 5 * n && p[0] == Tag(1, kFixed32) &&
       p[5] == Tag(2, kFixed32) && (n == 2 || p[10] == Tag(3, kFixed32))) {
     std::memcpy(&out[0], p + 1, 4);
     std::memcpy(&out[1], p + 6, 4);
@@ -117,7 +117,8 @@ constexpr FieldSlot Message(uint8_t floats, uint8_t at) { return {floats, at}; }
 constexpr FieldSlot Float(uint8_t at) { return {0, at}; }
 // Indexed by the Shape oneof's field number; point and point3 (1 and 5)
 // are a Vec2 / Vec3 themselves and have no layout.
-constexpr KindLayout kLayouts[8] = {
+constexpr int kLastKindField = 9;
+constexpr KindLayout kLayouts[kLastKindField + 1] = {
     {},
     {},
     {{kNone, Message(2, 0), Float(2)}},       // circle
@@ -127,7 +128,12 @@ constexpr KindLayout kLayouts[8] = {
     {},
     {{kNone, Message(3, 0), Float(3)}},       // sphere
     {{kNone, Message(3, 0), Message(3, 3)}},  // box
+    {{kNone, Message(3, 0), Message(3, 3), Float(6)}},  // capsule3
+    {{kNone, Message(3, 0), Message(3, 3), Message(4, 6)}},  // oriented_box
 };
+static_assert(kLastKindField == v1::Shape::kOrientedBox &&
+              kLastKindField == kShapeKinds,
+              "a layout per Shape field");
 
 COLLISION_WIRE_INLINE bool DecodeShapeFields(const uint8_t* p,
                                              const uint8_t* end, int kind,
@@ -162,7 +168,7 @@ COLLISION_WIRE_INLINE bool DecodeShapeFields(const uint8_t* p,
   return true;
 }
 
-// A Shape message in [p, end): exactly one of its seven fields, once.
+// A Shape message in [p, end): exactly one of its fields, once.
 COLLISION_WIRE_INLINE bool DecodeShape(const uint8_t* p, const uint8_t* end,
                                        Shape* out) {
   uint32_t tag;
@@ -172,7 +178,7 @@ COLLISION_WIRE_INLINE bool DecodeShape(const uint8_t* p, const uint8_t* end,
     return false;
   }
   const uint32_t kind = tag >> 3;
-  if (kind < 1 || kind > 7) return false;
+  if (kind < 1 || kind > kLastKindField) return false;
   ShapeFields f;
   return DecodeShapeFields(p, end, static_cast<int>(kind), &f) &&
          ShapeFromFields(f, out);

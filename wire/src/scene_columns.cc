@@ -248,6 +248,12 @@ Shape SceneColumnUpserts::shape(std::size_t i) const {
       return Sphere{{at(0), at(1), at(2)}, at(3)};
     case ShapeKind::kBox:
       return Box{{at(0), at(1), at(2)}, {at(3), at(4), at(5)}};
+    case ShapeKind::kCapsule3:
+      return Capsule3{{at(0), at(1), at(2)}, {at(3), at(4), at(5)}, at(6)};
+    case ShapeKind::kOrientedBox:
+      return OrientedBox{{at(0), at(1), at(2)},
+                         {at(3), at(4), at(5)},
+                         {at(6), at(7), at(8), at(9)}};
   }
   return Vec2{};
 }

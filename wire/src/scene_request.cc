@@ -18,7 +18,20 @@ namespace collision::wire {
 namespace {
 
 bool ShapeFitsDimension(const Shape& shape, SceneDimension d) {
-  return Is3D(KindOf(shape)) == (d == SceneDimension::k3D);
+  const ShapeKind k = KindOf(shape);
+  return InScenes(k) && Is3D(k) == (d == SceneDimension::k3D);
+}
+
+// Why a valid shape cannot be in (or ask) a scene of dimension d.
+std::string WhyNotInScene(const Shape& shape, SceneDimension d) {
+  const ShapeKind k = KindOf(shape);
+  if (!InScenes(k)) {
+    return absl::StrCat("is a ", KindName(k),
+                        ", which scenes do not take yet (Intersect and "
+                        "ClosestPoint answer it pair by pair)");
+  }
+  return absl::StrCat("is a ", KindName(k), ", not a shape of this ",
+                      DimensionName(d), " scene");
 }
 
 bool IdsIncrease(const ParsedSceneUpdate& u) {
@@ -59,10 +72,7 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
         parser->ParseShape(e.has_shape(), e.shape(), path + ".shape");
     if (parsed.has_value() &&
         !ShapeFitsDimension(*parsed, settings.dimension)) {
-      v->Add(path + ".shape",
-             absl::StrCat("is a ", KindName(KindOf(*parsed)),
-                          ", not a shape of this ",
-                          DimensionName(settings.dimension), " scene"));
+      v->Add(path + ".shape", WhyNotInScene(*parsed, settings.dimension));
     }
     out->upserts.push_back(
         SceneUpsert{e.id(), parsed.value_or(Shape{}), category});
@@ -304,9 +314,7 @@ void ParseQuery(const v1::SceneQuery& q, int index,
     std::optional<Shape> shape = parser->ParseShape(present, s, p);
     if (!shape.has_value()) return Shape{};
     if (!ShapeFitsDimension(*shape, d)) {
-      v->Add(p, absl::StrCat("is a ", KindName(KindOf(*shape)),
-                             ", not a shape of this ", DimensionName(d),
-                             " scene"));
+      v->Add(p, WhyNotInScene(*shape, d));
     }
     return *shape;
   };

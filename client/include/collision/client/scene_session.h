@@ -155,7 +155,7 @@ class SceneSession {
     bool angle = false;  // rotated rect: v[6] is its angle (else cos, sin)
     bool has_category = false;
     uint32_t category = 0;
-    float v[9] = {};
+    float v[10] = {};
   };
   static Kept Keep(const v1::Shape& shape);
   static Kept Keep(const v1::EntityColumns& columns, int row);

@@ -49,6 +49,21 @@ v1::Shape BoxFromMinMax(float min_x, float min_y, float min_z, float max_x,
 v1::Shape BoxFromCenterHalfExtents(float center_x, float center_y,
                                    float center_z, float half_x, float half_y,
                                    float half_z);
+// Every point within `radius` of the segment from a to b (a hitbox limb).
+v1::Shape Capsule3(float a_x, float a_y, float a_z, float b_x, float b_y,
+                   float b_z, float radius);
+// A box turned by the unit quaternion (w, x, y, z) about its centre; the
+// server rejects a quaternion whose squared length is not within 1e-5 of 1.
+v1::Shape OrientedBox(float center_x, float center_y, float center_z,
+                      float half_x, float half_y, float half_z, float qw,
+                      float qx, float qy, float qz);
+// The same turned by angle_radians about the axis (axis_x, axis_y, axis_z),
+// counter-clockwise looking down the axis (right-handed); the axis need
+// not be unit length. A zero axis gives the unturned box.
+v1::Shape OrientedBoxAxisAngle(float center_x, float center_y, float center_z,
+                               float half_x, float half_y, float half_z,
+                               float axis_x, float axis_y, float axis_z,
+                               float angle_radians);
 
 // Builds an IntersectRequest pair by pair. Defaults: inclusive boundary
 // (touching is a hit), no relation, no separation.

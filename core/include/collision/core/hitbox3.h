@@ -1,6 +1,6 @@
-// 3D hitbox geometry: capsules and oriented boxes, the shapes game servers
-// build characters from and check shots against (issue #36). Pure scalar
-// functions; not yet a ShapeKind, not on the wire, not in the scene.
+// 3D hitbox geometry: capsules and oriented boxes (shapes.h), the shapes
+// game servers build characters from and check shots against (issue #36).
+// Pure scalar functions, one pair at a time.
 //
 // Conventions (shapes.h, cast.h): any length unit, the same for every value
 // of a call; float32 in and out; right-handed x/y/z; shapes are closed sets;
@@ -37,51 +37,6 @@
 #include "collision/core/shapes.h"
 
 namespace collision {
-
-// Rotation as a unit quaternion w + xi + yj + zk; rotates v to q v q*.
-// The core assumes |q| = 1 (the wire will validate it, like the (cos, sin)
-// pair of a Rotation within kRotationUnitTolerance). A quaternion that is
-// slightly off unit length is treated as the rotation it is closest to
-// (the matrix divides by |q|^2). The default is the identity.
-struct Quat {
-  float w = 1;
-  float x = 0;
-  float y = 0;
-  float z = 0;
-};
-
-// Capsule: every point within `radius` of the segment [a, b]. a == b is a
-// sphere and answers exactly as Sphere{a, radius} in every function here;
-// radius == 0 is the bare segment (no interior).
-struct Capsule3 {
-  Vec3 a;
-  Vec3 b;
-  float radius = 0;  // >= 0
-};
-
-// Oriented box: the closed set center + R * local for local in
-// [-half_extents, half_extents], R the matrix of `rotation`. Half-extents
-// >= 0; a zero half-extent gives a rectangle, a segment or a point.
-//
-// Quarter turns: the rotation matrix is computed from the quaternion in
-// float and every entry within 2^-22 of 0 or of +-1 is snapped to it. So a
-// box turned by any multiple of 90 degrees about the axes (whose quaternion
-// components, like sqrt(1/2), are not exact in float) has an exact signed
-// permutation matrix. For inputs whose sums and differences are exact in
-// float (e.g. small integers) such a box then answers exactly as the
-// axis-aligned Box with the same corners: bit for bit in
-// Intersect(Sphere, OrientedBox) vs IntersectSphereBox,
-// Intersect(OrientedBox, OrientedBox) vs IntersectBoxBox and Raycast vs
-// RayCast along the axes (tested on all 24 turns); for a capsule the
-// relation is exact and the separation of a slanted segment may differ by
-// rounding (its sums run in the box's axis order). The snap changes a
-// genuine rotation by at most about 2^-22 rad, below what its float
-// components can express anyway.
-struct OrientedBox {
-  Vec3 center;
-  Vec3 half_extents;  // >= 0 per axis
-  Quat rotation;
-};
 
 // ---- Intersect -------------------------------------------------------------
 //
@@ -224,6 +179,30 @@ std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
 std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
                                const OrientedBox& box,
                                Boundary boundary = Boundary::kInclusive);
+
+// ---- As shapes of the service ------------------------------------------------
+
+// An axis-aligned box as the oriented box it is: centre (min + max) / 2,
+// half-extents (max - min) / 2, computed in float, identity rotation. Exact
+// when those halves are exact in float (integers, halves, ...); otherwise
+// the box moves by at most an ulp of its magnitude.
+OrientedBox AsOrientedBox(const Box& box);
+
+// Intersect(a, b) of shapes.h for a pair whose pairing has no SIMD kernel
+// (kinds.h: the pairs with a capsule3 or an oriented box), in either order:
+// a point3 is a sphere of radius 0, a box against a capsule3 or an oriented
+// box is AsOrientedBox(box). Symmetric. Debug-asserts the pairing.
+IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
+                                    Boundary boundary);
+
+// ClosestPoint of scalar.h (the query centre p with the query radius
+// against a capsule3 or oriented box target): signed_distance and `inside`
+// are the separation and hit of Intersect(point p, target) (decided from
+// squared distances, exactly 0 when touching); surface_point, the normal
+// (outward: minus ClosestPoints' normal) from ClosestPoints(point p,
+// target); closest_point is the surface point when p is outside, else p.
+ClosestPointResult ClosestPointOnHitbox(Vec3 p, float radius,
+                                        const Shape& target, Boundary boundary);
 
 // ---- Frames ----------------------------------------------------------------
 

@@ -5,7 +5,9 @@
 //
 // Naming and order. An intersect pairing is named after its two shapes with
 // the ball first when only one of them is a ball (circle_rect also covers
-// rect vs circle); a point counts as a ball of radius 0 (circle_circle also
+// rect vs circle), else in the order point, circle, rect, rotated rect,
+// point3, sphere, capsule3, box, oriented box (capsule3_box also covers box
+// vs capsule3); a point counts as a ball of radius 0 (circle_circle also
 // covers point vs circle, sphere_box point3 vs box). A closest-point query is
 // a ball (point or circle in 2D, point3 or sphere in 3D) against a target of
 // the same dimension; the pairing is named after the target (closest_rect),
@@ -31,52 +33,83 @@ enum class WorkKind : uint8_t {
   kSphereSphere,
   kSphereBox,
   kBoxBox,
+  kSphereCapsule,
+  kSphereOrientedBox,
+  kCapsuleCapsule,
+  kCapsuleBox,
+  kCapsuleOrientedBox,
+  kBoxOrientedBox,
+  kOrientedBoxOrientedBox,
   kClosestCircle,
   kClosestRect,
   kClosestRotatedRect,
   kClosestSphere,
   kClosestBox,
+  kClosestCapsule,
+  kClosestOrientedBox,
 };
-inline constexpr int kWorkKinds = 12;
-// The intersect pairings come first: WorkKind values [0, 7).
-inline constexpr int kIntersectWorkKinds = 7;
+inline constexpr int kWorkKinds = 21;
+// The intersect pairings come first: WorkKind values [0, 14).
+inline constexpr int kIntersectWorkKinds = 14;
 
 struct WorkKindInfo {
   WorkKind kind;
   const char* name;
   bool closest;  // a closest-point pairing (else an intersect pairing)
   bool three_d;
-  // Intersect: the two shapes, ball first. Closest point: the query's ball
-  // and the target. Points appear as their balls (circle, sphere).
+  // Intersect: the two shapes, ball first, else in the order of the name.
+  // Closest point: the query's ball and the target. Points appear as their
+  // balls (circle, sphere).
   ShapeKind first;
   ShapeKind second;
+  // Answered by a SIMD kernel over columns (kernels.h); the others (the
+  // hitbox pairs, hitbox3.h) one pair at a time by the scalar functions.
+  bool kernel;
 };
 
 inline constexpr std::array<WorkKindInfo, kWorkKinds> kWorkKindTable = {{
     {WorkKind::kCircleCircle, "circle_circle", false, false, ShapeKind::kCircle,
-     ShapeKind::kCircle},
+     ShapeKind::kCircle, true},
     {WorkKind::kCircleRect, "circle_rect", false, false, ShapeKind::kCircle,
-     ShapeKind::kRect},
+     ShapeKind::kRect, true},
     {WorkKind::kCircleRotatedRect, "circle_rotated_rect", false, false,
-     ShapeKind::kCircle, ShapeKind::kRotatedRect},
+     ShapeKind::kCircle, ShapeKind::kRotatedRect, true},
     {WorkKind::kRectRect, "rect_rect", false, false, ShapeKind::kRect,
-     ShapeKind::kRect},
+     ShapeKind::kRect, true},
     {WorkKind::kSphereSphere, "sphere_sphere", false, true, ShapeKind::kSphere,
-     ShapeKind::kSphere},
+     ShapeKind::kSphere, true},
     {WorkKind::kSphereBox, "sphere_box", false, true, ShapeKind::kSphere,
-     ShapeKind::kBox},
+     ShapeKind::kBox, true},
     {WorkKind::kBoxBox, "box_box", false, true, ShapeKind::kBox,
-     ShapeKind::kBox},
+     ShapeKind::kBox, true},
+    {WorkKind::kSphereCapsule, "sphere_capsule3", false, true,
+     ShapeKind::kSphere, ShapeKind::kCapsule3, false},
+    {WorkKind::kSphereOrientedBox, "sphere_oriented_box", false, true,
+     ShapeKind::kSphere, ShapeKind::kOrientedBox, false},
+    {WorkKind::kCapsuleCapsule, "capsule3_capsule3", false, true,
+     ShapeKind::kCapsule3, ShapeKind::kCapsule3, false},
+    {WorkKind::kCapsuleBox, "capsule3_box", false, true, ShapeKind::kCapsule3,
+     ShapeKind::kBox, false},
+    {WorkKind::kCapsuleOrientedBox, "capsule3_oriented_box", false, true,
+     ShapeKind::kCapsule3, ShapeKind::kOrientedBox, false},
+    {WorkKind::kBoxOrientedBox, "box_oriented_box", false, true,
+     ShapeKind::kBox, ShapeKind::kOrientedBox, false},
+    {WorkKind::kOrientedBoxOrientedBox, "oriented_box_oriented_box", false,
+     true, ShapeKind::kOrientedBox, ShapeKind::kOrientedBox, false},
     {WorkKind::kClosestCircle, "closest_circle", true, false,
-     ShapeKind::kCircle, ShapeKind::kCircle},
+     ShapeKind::kCircle, ShapeKind::kCircle, true},
     {WorkKind::kClosestRect, "closest_rect", true, false, ShapeKind::kCircle,
-     ShapeKind::kRect},
+     ShapeKind::kRect, true},
     {WorkKind::kClosestRotatedRect, "closest_rotated_rect", true, false,
-     ShapeKind::kCircle, ShapeKind::kRotatedRect},
+     ShapeKind::kCircle, ShapeKind::kRotatedRect, true},
     {WorkKind::kClosestSphere, "closest_sphere", true, true, ShapeKind::kSphere,
-     ShapeKind::kSphere},
+     ShapeKind::kSphere, true},
     {WorkKind::kClosestBox, "closest_box", true, true, ShapeKind::kSphere,
-     ShapeKind::kBox},
+     ShapeKind::kBox, true},
+    {WorkKind::kClosestCapsule, "closest_capsule3", true, true,
+     ShapeKind::kSphere, ShapeKind::kCapsule3, false},
+    {WorkKind::kClosestOrientedBox, "closest_oriented_box", true, true,
+     ShapeKind::kSphere, ShapeKind::kOrientedBox, false},
 }};
 
 constexpr const WorkKindInfo& InfoOf(WorkKind kind) {
@@ -88,6 +121,7 @@ constexpr const char* WorkKindName(WorkKind kind) { return InfoOf(kind).name; }
 namespace kinds_internal {
 constexpr std::optional<WorkKind> Find(bool closest, ShapeKind first,
                                        ShapeKind second) {
+  // Rows are pairings of computed kinds, so points find their balls' rows.
   for (const WorkKindInfo& info : kWorkKindTable) {
     if (info.closest == closest && info.first == ComputedAs(first) &&
         info.second == ComputedAs(second)) {
@@ -111,8 +145,8 @@ constexpr std::array<int8_t, kShapeKinds * kShapeKinds> Lookup(bool closest) {
       if (closest) {
         if (IsBall(ka)) kind = Find(true, ka, kb);
       } else {
-        kind = !IsBall(ka) && IsBall(kb) ? Find(false, kb, ka)
-                                         : Find(false, ka, kb);
+        kind = Find(false, ka, kb);
+        if (!kind) kind = Find(false, kb, ka);
       }
       table[static_cast<size_t>(a * kShapeKinds + b)] =
           kind ? static_cast<int8_t>(*kind) : int8_t{-1};
@@ -146,8 +180,8 @@ constexpr std::optional<WorkKind> ClosestWorkKind(ShapeKind query,
 }
 
 // Which pairs Intersect() answers: any of point/circle against
-// point/circle/rect/rotated rect, rect against rect, any of point3/sphere
-// against point3/sphere/box, and box against box, in either order.
+// point/circle/rect/rotated rect, rect against rect, and every pair of 3D
+// kinds (point3, sphere, box, capsule3, oriented box), in either order.
 // Rect-rotated rect, rotated rect-rotated rect and 2D-3D pairs are not.
 constexpr bool IsSupportedIntersectPair(ShapeKind a, ShapeKind b) {
   return IntersectWorkKind(a, b).has_value();

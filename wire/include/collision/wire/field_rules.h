@@ -62,6 +62,14 @@ inline bool IsUnitRotation(float c, float s) {
          kRotationUnitTolerance;
 }
 
+// A rotation given as a quaternion must have unit length: w^2 + x^2 + y^2 +
+// z^2 within kRotationUnitTolerance of 1 (computed in double). False for
+// non-finite parts.
+inline bool IsUnitQuaternion(float w, float x, float y, float z) {
+  return std::fabs(double{w} * w + double{x} * x + double{y} * y +
+                   double{z} * z - 1.0) <= kRotationUnitTolerance;
+}
+
 }  // namespace collision::wire
 
 #endif  // COLLISION_WIRE_FIELD_RULES_H_

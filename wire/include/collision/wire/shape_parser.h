@@ -108,6 +108,29 @@ class Parser {
     return {};
   }
 
+  Vec3 Size3(bool present, const v1::Vec3& p, const std::string& path) {
+    if (!Required(present, path)) return {};
+    return Vec3{Length(p.x(), path + ".x"), Length(p.y(), path + ".y"),
+                Length(p.z(), path + ".z")};
+  }
+
+  Quat Quaternion(bool present, const v1::Quaternion& q,
+                  const std::string& path) {
+    if (!Required(present, path)) return {};
+    const Quat out{q.w(), q.x(), q.y(), q.z()};
+    if (!std::isfinite(out.w) || !std::isfinite(out.x) ||
+        !std::isfinite(out.y) || !std::isfinite(out.z)) {
+      v_->Add(path, absl::StrCat("must be finite, got (w ", out.w, ", x ",
+                                 out.x, ", y ", out.y, ", z ", out.z, ")"));
+    } else if (!IsUnitQuaternion(out.w, out.x, out.y, out.z)) {
+      v_->Add(path, absl::StrCat("must have unit length (w^2 + x^2 + y^2 + "
+                                 "z^2 within 1e-5 of 1), got (w ",
+                                 out.w, ", x ", out.x, ", y ", out.y, ", z ",
+                                 out.z, ")"));
+    }
+    return out;
+  }
+
   std::optional<Shape> ParseShape(bool present, const v1::Shape& s,
                                   const std::string& path) {
     if (!Required(present, path)) return std::nullopt;
@@ -161,12 +184,30 @@ class Parser {
         }
         return out;
       }
+      case v1::Shape::kCapsule3: {
+        const std::string p = path + ".capsule3";
+        const auto& c = s.capsule3();
+        return Capsule3{Point3(c.has_a(), c.a(), p + ".a"),
+                        Point3(c.has_b(), c.b(), p + ".b"),
+                        Length(c.radius(), p + ".radius")};
+      }
+      case v1::Shape::kOrientedBox: {
+        const std::string p = path + ".oriented_box";
+        const auto& b = s.oriented_box();
+        OrientedBox out;
+        out.center = Point3(b.has_center(), b.center(), p + ".center");
+        out.half_extents =
+            Size3(b.has_half_extents(), b.half_extents(), p + ".half_extents");
+        out.rotation = Quaternion(b.has_rotation(), b.rotation(),
+                                  p + ".rotation");
+        return out;
+      }
       case v1::Shape::KIND_NOT_SET:
         break;
     }
     v_->Add(path,
             "has no shape set: set one of point, circle, rect, rotated_rect, "
-            "point3, sphere, box");
+            "point3, sphere, box, capsule3, oriented_box");
     return std::nullopt;
   }
 
@@ -184,11 +225,14 @@ class Parser {
 //   rect, box          min (1), max (2)
 //   rotated_rect       size (1), pivot (2), position (3): v[0..5];
 //                      angle (4): v[6]; rotation (5) cos, sin: v[7], v[8]
+//   capsule3           a (1), b (2): v[0..5]; radius (3): v[6]
+//   oriented_box       center (1), half_extents (2): v[0..5];
+//                      rotation (3) w, x, y, z: v[6..9]
 // Filled from a message (FastShape) or from the bytes (pair_wire.cc).
 struct ShapeFields {
   int kind = 0;          // v1::Shape::KindCase
   uint32_t present = 0;  // bit f: message field f of the shape was set
-  float v[9] = {};
+  float v[10] = {};
 
   bool has(int field) const { return (present >> field) & 1u; }
 };
@@ -264,6 +308,22 @@ inline bool ShapeFromFields(const ShapeFields& f, Shape* out) {
       }
       *out = Box{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
       return true;
+    case v1::Shape::kCapsule3:
+      if (!f.has(1) || !f.has(2) || !coords(0, 6) || !length(v[6])) {
+        return false;
+      }
+      *out = Capsule3{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}, v[6]};
+      return true;
+    case v1::Shape::kOrientedBox:
+      if (!f.has(1) || !f.has(2) || !f.has(3) || !coords(0, 3) ||
+          !length(v[3]) || !length(v[4]) || !length(v[5]) ||
+          !IsUnitQuaternion(v[6], v[7], v[8], v[9])) {
+        return false;
+      }
+      *out = OrientedBox{{v[0], v[1], v[2]},
+                         {v[3], v[4], v[5]},
+                         Quat{v[6], v[7], v[8], v[9]}};
+      return true;
     default:
       return false;
   }
@@ -322,6 +382,22 @@ inline bool FastShape(const v1::Shape& s, Shape* out) {
       vec3(1, s.box().has_min(), s.box().min(), 0);
       vec3(2, s.box().has_max(), s.box().max(), 3);
       break;
+    case v1::Shape::kCapsule3:
+      vec3(1, s.capsule3().has_a(), s.capsule3().a(), 0);
+      vec3(2, s.capsule3().has_b(), s.capsule3().b(), 3);
+      f.v[6] = s.capsule3().radius();
+      break;
+    case v1::Shape::kOrientedBox: {
+      const v1::OrientedBox& b = s.oriented_box();
+      vec3(1, b.has_center(), b.center(), 0);
+      vec3(2, b.has_half_extents(), b.half_extents(), 3);
+      if (b.has_rotation()) f.present |= 1u << 3;
+      f.v[6] = b.rotation().w();
+      f.v[7] = b.rotation().x();
+      f.v[8] = b.rotation().y();
+      f.v[9] = b.rotation().z();
+      break;
+    }
     case v1::Shape::KIND_NOT_SET:
       return false;
   }

@@ -1,0 +1,88 @@
+// The hitbox kinds as shapes of the service: Intersect and ClosestPoint on
+// the Shape variant for the pairings kinds.h answers one pair at a time.
+#include <cassert>
+#include <variant>
+
+#include "collision/core/hitbox3.h"
+#include "collision/core/kinds.h"
+
+namespace collision {
+namespace {
+
+Sphere AsSphere3(const Shape& s) {
+  if (const auto* p = std::get_if<Vec3>(&s)) return Sphere{*p, 0.0f};
+  return std::get<Sphere>(s);
+}
+
+// A box (axis-aligned or oriented) as an oriented box.
+OrientedBox AsObb(const Shape& s) {
+  if (const auto* b = std::get_if<Box>(&s)) return AsOrientedBox(*b);
+  return std::get<OrientedBox>(s);
+}
+
+}  // namespace
+
+OrientedBox AsOrientedBox(const Box& box) {
+  OrientedBox out;
+  out.center = {(box.min.x + box.max.x) * 0.5f, (box.min.y + box.max.y) * 0.5f,
+                (box.min.z + box.max.z) * 0.5f};
+  out.half_extents = {(box.max.x - box.min.x) * 0.5f,
+                      (box.max.y - box.min.y) * 0.5f,
+                      (box.max.z - box.min.z) * 0.5f};
+  return out;
+}
+
+IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
+                                    Boundary boundary) {
+  const std::optional<WorkKind> kind = IntersectWorkKind(KindOf(a), KindOf(b));
+  assert(kind && !InfoOf(*kind).kernel);
+  // The row's order: swap when a is the row's second shape.
+  const WorkKindInfo& row = InfoOf(*kind);
+  const bool swap = row.first != ComputedAs(KindOf(a));
+  const Shape& x = swap ? b : a;
+  const Shape& y = swap ? a : b;
+  switch (*kind) {
+    case WorkKind::kSphereCapsule:
+      return Intersect(AsSphere3(x), std::get<Capsule3>(y), boundary);
+    case WorkKind::kSphereOrientedBox:
+      return Intersect(AsSphere3(x), std::get<OrientedBox>(y), boundary);
+    case WorkKind::kCapsuleCapsule:
+      return Intersect(std::get<Capsule3>(x), std::get<Capsule3>(y), boundary);
+    case WorkKind::kCapsuleBox:
+    case WorkKind::kCapsuleOrientedBox:
+      return Intersect(std::get<Capsule3>(x), AsObb(y), boundary);
+    case WorkKind::kBoxOrientedBox:
+    case WorkKind::kOrientedBoxOrientedBox:
+      return Intersect(AsObb(x), AsObb(y), boundary);
+    default:
+      break;
+  }
+  assert(false && "not a hitbox pairing");
+  return IntersectResult{};
+}
+
+ClosestPointResult ClosestPointOnHitbox(Vec3 p, float radius,
+                                        const Shape& target,
+                                        Boundary boundary) {
+  const Sphere point{p, 0.0f};
+  IntersectResult hit;
+  Distance3 d;
+  if (const auto* c = std::get_if<Capsule3>(&target)) {
+    hit = Intersect(point, *c, boundary);
+    d = ClosestPoints(point, *c);
+  } else {
+    const OrientedBox& box = std::get<OrientedBox>(target);
+    hit = Intersect(point, box, boundary);
+    d = ClosestPoints(point, box);
+  }
+  ClosestPointResult out;
+  out.signed_distance = hit.separation;
+  out.inside = hit.hit;
+  out.surface_point = d.point_b;
+  out.normal = {-d.normal.x, -d.normal.y, -d.normal.z};
+  out.closest_point = hit.separation > 0.0f ? d.point_b : p;
+  out.gap = hit.separation - radius;
+  return out;
+}
+
+}  // namespace collision
