@@ -1,6 +1,8 @@
 // The hitbox kinds as shapes of the service: Intersect and ClosestPoint on
 // the Shape variant for the pairings kinds.h answers one pair at a time.
 #include <cassert>
+#include <cstring>
+#include <type_traits>
 #include <variant>
 
 #include "collision/core/hitbox3.h"
@@ -38,7 +40,19 @@ IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
   assert(kind && !InfoOf(*kind).kernel);
   // The row's order: swap when a is the row's second shape.
   const WorkKindInfo& row = InfoOf(*kind);
-  const bool swap = row.first != ComputedAs(KindOf(a));
+  bool swap = row.first != ComputedAs(KindOf(a));
+  if (KindOf(a) == KindOf(b)) {
+    // Two capsules or two oriented boxes: the search for the closest
+    // features runs in argument order and can round differently the other
+    // way round (a few ulps); one canonical order, by the bytes of the
+    // shapes, makes Intersect(a, b) and Intersect(b, a) the same bits.
+    swap = std::visit(
+        [&b](const auto& first) {
+          using T = std::decay_t<decltype(first)>;
+          return std::memcmp(&first, std::get_if<T>(&b), sizeof(T)) > 0;
+        },
+        a);
+  }
   const Shape& x = swap ? b : a;
   const Shape& y = swap ? a : b;
   switch (*kind) {

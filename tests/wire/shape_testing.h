@@ -38,7 +38,10 @@ class Fields {
     }
   }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
-  int Kind() { return std::uniform_int_distribution<int>(0, 7)(rng_); }
+  // 0..8: the Shape oneof's kinds in field order; 9: none set.
+  int Kind() { return std::uniform_int_distribution<int>(0, 9)(rng_); }
+  // A quaternion's part: mostly of a unit quaternion made in Quaternion().
+  std::mt19937& rng() { return rng_; }
 
  private:
   std::mt19937 rng_;
@@ -130,6 +133,40 @@ inline void RandomShape(Fields& f, v1::Shape* s) {
       vec3(b->mutable_max());
       if (f.Chance(0.8)) {
         Order(b->mutable_min(), b->mutable_max());
+      }
+      break;
+    }
+    case 7: {
+      v1::Capsule3* c = s->mutable_capsule3();
+      if (!f.Chance(0.05)) vec3(c->mutable_a());
+      if (!f.Chance(0.05)) vec3(c->mutable_b());
+      c->set_radius(f.Value(true));
+      break;
+    }
+    case 8: {
+      v1::OrientedBox* b = s->mutable_oriented_box();
+      if (!f.Chance(0.05)) vec3(b->mutable_center());
+      if (!f.Chance(0.05)) {
+        v1::Vec3* h = b->mutable_half_extents();
+        h->set_x(f.Value(true));
+        h->set_y(f.Value(true));
+        h->set_z(f.Value(true));
+      }
+      if (!f.Chance(0.05)) {
+        // Unit (normalised in double, rounded to float), and now and then
+        // scaled off unit length or with one invalid part.
+        std::normal_distribution<double> g;
+        double q[4];
+        double n = 0;
+        for (double& v : q) v = g(f.rng()), n += v * v;
+        n = std::sqrt(n);
+        const double scale = f.Chance(0.1) ? 1.01 : 1.0;
+        v1::Quaternion* r = b->mutable_rotation();
+        r->set_w(static_cast<float>(q[0] / n * scale));
+        r->set_x(static_cast<float>(q[1] / n * scale));
+        r->set_y(static_cast<float>(q[2] / n * scale));
+        r->set_z(f.Chance(0.05) ? f.Value(false)
+                                : static_cast<float>(q[3] / n * scale));
       }
       break;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -25,13 +26,15 @@ bool ShapeFitsDimension(const Shape& shape, SceneDimension d) {
 // Why a valid shape cannot be in (or ask) a scene of dimension d.
 std::string WhyNotInScene(const Shape& shape, SceneDimension d) {
   const ShapeKind k = KindOf(shape);
+  const char* name = KindName(k);
+  const char* is_a = std::strchr("aeiou", name[0]) ? "is an " : "is a ";
   if (!InScenes(k)) {
-    return absl::StrCat("is a ", KindName(k),
+    return absl::StrCat(is_a, name,
                         ", which scenes do not take yet (Intersect and "
                         "ClosestPoint answer it pair by pair)");
   }
-  return absl::StrCat("is a ", KindName(k), ", not a shape of this ",
-                      DimensionName(d), " scene");
+  return absl::StrCat(is_a, name, ", not a shape of this ", DimensionName(d),
+                      " scene");
 }
 
 bool IdsIncrease(const ParsedSceneUpdate& u) {

@@ -191,7 +191,10 @@ OrientedBox AsOrientedBox(const Box& box);
 // Intersect(a, b) of shapes.h for a pair whose pairing has no SIMD kernel
 // (kinds.h: the pairs with a capsule3 or an oriented box), in either order:
 // a point3 is a sphere of radius 0, a box against a capsule3 or an oriented
-// box is AsOrientedBox(box). Symmetric. Debug-asserts the pairing.
+// box is AsOrientedBox(box). Symmetric bit for bit: two shapes of the same
+// kind are computed in one order, the one whose bytes compare lower first
+// (memcmp), since the typed functions may differ by rounding between the
+// two orders. Debug-asserts the pairing.
 IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
                                     Boundary boundary);
 

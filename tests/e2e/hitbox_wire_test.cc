@@ -1,0 +1,479 @@
+// Capsules and oriented boxes through a real server on 127.0.0.1:0: every
+// hitbox pairing answers as the core's hitbox functions answer in process,
+// the same bits in both orders; hand-worked cases give the numbers a reader can check;
+// every invalid field is refused by its path, and scenes refuse the kinds
+// by name.
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "collision/core/hitbox3.h"
+#include "collision/v1/collision.grpc.pb.h"
+#include "collision/v1/scene.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "server/server.h"
+#include "tests/e2e/scene_session_testing.h"
+#include "tests/util/local_server.h"
+#include "tests/util/shape_proto.h"
+
+namespace collision {
+namespace {
+
+using ::testing::HasSubstr;
+using test_util::ToProto;
+
+class HitboxWire : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = testing::StartServer({});
+    ASSERT_NE(server_, nullptr);
+    stub_ = v1::CollisionService::NewStub(grpc::CreateChannel(
+        server_->address(), grpc::InsecureChannelCredentials()));
+  }
+
+  grpc::Status Intersect(const v1::IntersectRequest& request,
+                         v1::IntersectResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
+    return stub_->Intersect(&context, request, response);
+  }
+  grpc::Status Closest(const v1::ClosestPointRequest& request,
+                       v1::ClosestPointResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
+    return stub_->ClosestPoint(&context, request, response);
+  }
+
+  std::unique_ptr<server::CollisionServer> server_;
+  std::unique_ptr<v1::CollisionService::Stub> stub_;
+};
+
+v1::Relation ToWire(Relation r) {
+  switch (r) {
+    case Relation::kDisjoint:
+      return v1::RELATION_DISJOINT;
+    case Relation::kTouching:
+      return v1::RELATION_TOUCHING;
+    case Relation::kOverlapping:
+      return v1::RELATION_OVERLAPPING;
+  }
+  return v1::RELATION_UNSPECIFIED;
+}
+
+// Random hitbox-sized shapes: small integers now and then (exact touching),
+// quarter turns and arbitrary unit quaternions.
+class Maker {
+ public:
+  explicit Maker(uint32_t seed) : rng_(seed) {}
+  float Coord() {
+    if (Chance(0.3)) return float(Int(-4, 4));
+    return std::uniform_real_distribution<float>(-5, 5)(rng_);
+  }
+  float Length() {
+    if (Chance(0.1)) return 0.0f;
+    if (Chance(0.3)) return float(Int(1, 3));
+    return std::uniform_real_distribution<float>(0, 3)(rng_);
+  }
+  Vec3 Point() { return {Coord(), Coord(), Coord()}; }
+  Quat Rotation() {
+    if (Chance(0.2)) return Quat{};
+    if (Chance(0.2)) {  // a quarter turn about z
+      const float h = std::sqrt(0.5f);
+      return Quat{h, 0, 0, h};
+    }
+    std::normal_distribution<double> g;
+    double q[4], n = 0;
+    for (double& v : q) v = g(rng_), n += v * v;
+    n = std::sqrt(n);
+    return Quat{float(q[0] / n), float(q[1] / n), float(q[2] / n),
+                float(q[3] / n)};
+  }
+  Shape Of(ShapeKind k) {
+    switch (k) {
+      case ShapeKind::kPoint3:
+        return Point();
+      case ShapeKind::kSphere:
+        return Sphere{Point(), Length()};
+      case ShapeKind::kBox: {
+        const Vec3 a = Point();
+        return Box{a, {a.x + Length(), a.y + Length(), a.z + Length()}};
+      }
+      case ShapeKind::kCapsule3: {
+        const Vec3 a = Point();
+        return Capsule3{a, Chance(0.1) ? a : Point(), Length()};
+      }
+      case ShapeKind::kOrientedBox:
+        return OrientedBox{Point(), {Length(), Length(), Length()}, Rotation()};
+      default:
+        ADD_FAILURE() << "not a 3D kind";
+        return Vec3{};
+    }
+  }
+  bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  int Int(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng_);
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+constexpr ShapeKind k3D[] = {ShapeKind::kPoint3, ShapeKind::kSphere,
+                             ShapeKind::kBox, ShapeKind::kCapsule3,
+                             ShapeKind::kOrientedBox};
+
+bool IsHitbox(ShapeKind k) {
+  return k == ShapeKind::kCapsule3 || k == ShapeKind::kOrientedBox;
+}
+
+// The core's own answer, from hitbox3.h's typed functions (not through the
+// Shape dispatch the server uses): points as spheres of radius 0, boxes as
+// AsOrientedBox, the pair in the order the typed function takes it.
+IntersectResult Typed(const Shape& a, const Shape& b, Boundary rule) {
+  auto sphere = [](const Shape& s) {
+    if (const auto* p = std::get_if<Vec3>(&s)) return Sphere{*p, 0};
+    return std::get<Sphere>(s);
+  };
+  auto obb = [](const Shape& s) {
+    if (const auto* box = std::get_if<Box>(&s)) return AsOrientedBox(*box);
+    return std::get<OrientedBox>(s);
+  };
+  const ShapeKind ka = KindOf(a), kb = KindOf(b);
+  const bool ball_a = IsBall(ka), ball_b = IsBall(kb);
+  const bool cap_a = ka == ShapeKind::kCapsule3;
+  const bool cap_b = kb == ShapeKind::kCapsule3;
+  if (ball_b && !ball_a) return Typed(b, a, rule);
+  if (cap_b && !cap_a && !ball_a) return Typed(b, a, rule);
+  if (ka == ShapeKind::kOrientedBox && kb == ShapeKind::kBox) {
+    return Typed(b, a, rule);  // box_oriented_box: the box first
+  }
+  // Same kinds: the order whose bytes compare lower first (hitbox3.h).
+  if (ka == kb && ka != ShapeKind::kBox && !ball_a &&
+      std::visit(
+          [&b](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            return std::memcmp(&x, std::get_if<T>(&b), sizeof(T)) > 0;
+          },
+          a)) {
+    return Typed(b, a, rule);
+  }
+  if (ball_a) {
+    if (cap_b) return Intersect(sphere(a), std::get<Capsule3>(b), rule);
+    return Intersect(sphere(a), obb(b), rule);
+  }
+  if (cap_a) {
+    if (cap_b) {
+      return Intersect(std::get<Capsule3>(a), std::get<Capsule3>(b), rule);
+    }
+    return Intersect(std::get<Capsule3>(a), obb(b), rule);
+  }
+  return Intersect(obb(a), obb(b), rule);
+}
+
+TEST_F(HitboxWire, EveryHitboxPairingAnswersAsTheCoreInBothOrders) {
+  Maker m(71);
+  std::vector<std::pair<Shape, Shape>> pairs;
+  while (pairs.size() < 3000) {
+    const ShapeKind a = k3D[m.Int(0, 4)];
+    const ShapeKind b = k3D[m.Int(0, 4)];
+    if (!IsHitbox(a) && !IsHitbox(b)) continue;
+    const Shape x = m.Of(a), y = m.Of(b);
+    pairs.emplace_back(x, y);  // and the other way round, next
+    pairs.emplace_back(y, x);
+  }
+  // Touching on purpose, in integers: a capsule along x of radius 1 on an
+  // unturned box's face, a sphere on a capsule, two capsules end to end.
+  for (int i = -3; i <= 3; ++i) {
+    const Shape touching[][2] = {
+        {Capsule3{{float(i), 0, 0}, {float(i + 3), 0, 0}, 1},
+         OrientedBox{{float(i + 1), 2, 0}, {1, 1, 1}, {}}},
+        {Sphere{{float(i), 3, 0}, 1}, Capsule3{{-5, 0, 0}, {5, 0, 0}, 2}},
+        {Capsule3{{float(i), 0, 0}, {float(i + 1), 0, 0}, 1},
+         Capsule3{{float(i + 3), 0, 0}, {float(i + 4), 0, 0}, 1}},
+    };
+    for (const auto& t : touching) {
+      pairs.emplace_back(t[0], t[1]);
+      pairs.emplace_back(t[1], t[0]);
+    }
+  }
+  for (Boundary rule : {Boundary::kInclusive, Boundary::kExclusive}) {
+    v1::IntersectRequest request;
+    request.set_boundary(rule == Boundary::kInclusive
+                             ? v1::BOUNDARY_RULE_INCLUSIVE
+                             : v1::BOUNDARY_RULE_EXCLUSIVE);
+    request.set_include_relation(true);
+    request.set_include_separation(true);
+    for (const auto& [a, b] : pairs) {
+      v1::ShapePair* p = request.add_pairs();
+      ToProto(a, p->mutable_a());
+      ToProto(b, p->mutable_b());
+    }
+    v1::IntersectResponse response;
+    const grpc::Status status = Intersect(request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(response.results_size(), static_cast<int>(pairs.size()));
+    int hits = 0, touching = 0, mismatches = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const IntersectResult want = Typed(pairs[i].first, pairs[i].second, rule);
+      const v1::IntersectResult& got = response.results(static_cast<int>(i));
+      if (got.hit() != want.hit || got.relation() != ToWire(want.relation) ||
+          got.separation() != want.separation) {
+        if (++mismatches <= 5) {
+          ADD_FAILURE() << "pair " << i << ": " << request.pairs(i).DebugString()
+                        << " got " << got.DebugString() << " want hit "
+                        << want.hit << " separation " << want.separation;
+        }
+      }
+      hits += got.hit();
+      touching += got.relation() == v1::RELATION_TOUCHING;
+    }
+    EXPECT_EQ(mismatches, 0);
+    // Both orders give the same bits.
+    for (int i = 0; i + 1 < response.results_size(); i += 2) {
+      EXPECT_EQ(response.results(i).SerializeAsString(),
+                response.results(i + 1).SerializeAsString())
+          << "pair " << i;
+    }
+    // The sample reaches every answer: hits, misses, and touching.
+    EXPECT_GT(hits, 300);
+    EXPECT_LT(hits, int(pairs.size()) - 300);
+    if (rule == Boundary::kInclusive) {
+      EXPECT_GT(touching, 0);
+    }
+  }
+}
+
+// Worked by hand (docs/semantics.md gives the same conventions).
+TEST_F(HitboxWire, HandWorkedIntersectCases) {
+  const float s2 = std::sqrt(0.5f);  // a quarter turn: w = cos(pi/4)
+  const float s8 = 0.9238795f, c8 = 0.38268343f;  // 45 degrees about z
+  struct Case {
+    const char* name;
+    Shape a, b;
+    v1::Relation relation;
+    float separation;
+  };
+  const Capsule3 rod{{0, 0, 0}, {10, 0, 0}, 1};
+  const Case cases[] = {
+      // The box's near face y = 2 is 2 from the axis: 2 - 1 = 1 apart.
+      {"capsule 1 from a box", rod, OrientedBox{{5, 3, 0}, {1, 1, 1}, {}},
+       v1::RELATION_DISJOINT, 1.0f},
+      {"capsule touching a face", rod, OrientedBox{{5, 2, 0}, {1, 1, 1}, {}},
+       v1::RELATION_TOUCHING, 0.0f},
+      // The same box turned 45 degrees about z: its corner points at the
+      // axis, at 3 - sqrt(2) from it.
+      {"capsule and a diamond's corner", rod,
+       OrientedBox{{5, 3, 0}, {1, 1, 1}, {s8, 0, 0, c8}},
+       v1::RELATION_DISJOINT, 3.0f - std::sqrt(2.0f) - 1.0f},
+      // A 2 x 4 x 6 box turned a quarter about z is 4 x 2 x 6: the axis-
+      // aligned box [2, 4] x [-1, 1] x [-3, 3] overlaps it by 0 along x.
+      {"quarter-turned box against the box beside it",
+       OrientedBox{{0, 0, 0}, {1, 2, 3}, {s2, 0, 0, s2}},
+       Box{{2, 0, 0}, {4, 1, 1}}, v1::RELATION_TOUCHING, 0.0f},
+      // Parallel capsules 3 apart, radii 1 and 1.5: 0.5 apart.
+      {"parallel capsules", rod, Capsule3{{2, 3, 0}, {8, 3, 0}, 1.5f},
+       v1::RELATION_DISJOINT, 0.5f},
+      // A sphere of radius 1 centred 0.5 inside the capsule's surface.
+      {"sphere in a capsule", Sphere{{5, 0.5f, 0}, 1}, rod,
+       v1::RELATION_OVERLAPPING, -1.5f},
+  };
+  for (const Case& c : cases) {
+    for (bool swap : {false, true}) {
+      v1::IntersectRequest request;
+      request.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+      request.set_include_relation(true);
+      request.set_include_separation(true);
+      v1::ShapePair* p = request.add_pairs();
+      ToProto(swap ? c.b : c.a, p->mutable_a());
+      ToProto(swap ? c.a : c.b, p->mutable_b());
+      v1::IntersectResponse response;
+      ASSERT_TRUE(Intersect(request, &response).ok()) << c.name;
+      EXPECT_EQ(response.results(0).relation(), c.relation) << c.name;
+      EXPECT_NEAR(response.results(0).separation(), c.separation, 2e-6)
+          << c.name;
+    }
+  }
+}
+
+TEST_F(HitboxWire, ClosestPointOnCapsulesAndOrientedBoxes) {
+  const float s2 = std::sqrt(0.5f);
+  struct Case {
+    const char* name;
+    Shape query, target;
+    Vec3 closest, surface, normal;
+    float signed_distance, gap;
+    bool inside;
+  };
+  const Capsule3 rod{{-10, 0, 0}, {10, 0, 0}, 2};
+  // Half-extents (1, 2, 3) turned a quarter about z: x extent 2, y extent 1.
+  const OrientedBox turned{{0, 0, 0}, {1, 2, 3}, {s2, 0, 0, s2}};
+  const Case cases[] = {
+      {"point above a capsule", Vec3{0, 5, 0}, rod, {0, 2, 0}, {0, 2, 0},
+       {0, 1, 0}, 3, 3, false},
+      // Beyond the end: measured from the end point (10, 0, 0), at
+      // sqrt(2^2 + 4^2) = 4.4721; the surface 2 along (2, 0, 4) / 4.4721.
+      {"sphere beyond a capsule's end", Sphere{{12, 0, 4}, 1}, rod,
+       {10.894427f, 0, 1.7888544f}, {10.894427f, 0, 1.7888544f},
+       {0.4472136f, 0, 0.8944272f}, 2.4721360f, 1.4721360f, false},
+      {"point inside a capsule", Vec3{0, 1, 0}, rod, {0, 1, 0}, {0, 2, 0},
+       {0, 1, 0}, -1, -1, true},
+      {"point above a turned box", Vec3{0, 0, 5}, turned, {0, 0, 3},
+       {0, 0, 3}, {0, 0, 1}, 2, 2, false},
+      {"point inside a turned box", Vec3{1.5f, 0, 0}, turned, {1.5f, 0, 0},
+       {2, 0, 0}, {1, 0, 0}, -0.5f, -0.5f, true},
+  };
+  for (const Case& c : cases) {
+    v1::ClosestPointRequest request;
+    request.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+    v1::ClosestPointQuery* q = request.add_queries();
+    ToProto(c.query, q->mutable_query());
+    ToProto(c.target, q->mutable_target());
+    v1::ClosestPointResponse response;
+    const grpc::Status status = Closest(request, &response);
+    ASSERT_TRUE(status.ok()) << c.name << ": " << status.error_message();
+    const v1::ClosestPointResult& r = response.results(0);
+    auto near = [&](const v1::Vec3& got, Vec3 want, const char* what) {
+      EXPECT_NEAR(got.x(), want.x, 1e-5) << c.name << " " << what;
+      EXPECT_NEAR(got.y(), want.y, 1e-5) << c.name << " " << what;
+      EXPECT_NEAR(got.z(), want.z, 1e-5) << c.name << " " << what;
+    };
+    near(r.closest_point(), c.closest, "closest");
+    near(r.surface_point(), c.surface, "surface");
+    near(r.normal(), c.normal, "normal");
+    EXPECT_NEAR(r.signed_distance(), c.signed_distance, 1e-5) << c.name;
+    EXPECT_NEAR(r.gap(), c.gap, 1e-5) << c.name;
+    EXPECT_EQ(r.inside(), c.inside) << c.name;
+  }
+}
+
+TEST_F(HitboxWire, EveryInvalidFieldIsRefusedByItsPath) {
+  struct Case {
+    const char* why;
+    std::function<void(v1::Shape*)> spoil;
+    const char* message;
+  };
+  const OrientedBox box{{0, 0, 0}, {1, 1, 1}, {}};
+  const Capsule3 capsule{{0, 0, 0}, {1, 0, 0}, 1};
+  const std::vector<Case> cases = {
+      {"non-unit quaternion",
+       [&](v1::Shape* s) {
+         ToProto(box, s);
+         s->mutable_oriented_box()->mutable_rotation()->set_w(0.9f);
+       },
+       "pairs[0].b.oriented_box.rotation must have unit length"},
+      {"all-zero quaternion (an unset w)",
+       [&](v1::Shape* s) {
+         ToProto(box, s);
+         s->mutable_oriented_box()->mutable_rotation()->set_w(0);
+       },
+       "pairs[0].b.oriented_box.rotation must have unit length"},
+      {"no rotation",
+       [&](v1::Shape* s) {
+         ToProto(box, s);
+         s->mutable_oriented_box()->clear_rotation();
+       },
+       "pairs[0].b.oriented_box.rotation is required"},
+      {"NaN in the quaternion",
+       [&](v1::Shape* s) {
+         ToProto(box, s);
+         s->mutable_oriented_box()->mutable_rotation()->set_y(NAN);
+       },
+       "pairs[0].b.oriented_box.rotation must be finite"},
+      {"negative half-extent",
+       [&](v1::Shape* s) {
+         ToProto(box, s);
+         s->mutable_oriented_box()->mutable_half_extents()->set_y(-1);
+       },
+       "pairs[0].b.oriented_box.half_extents.y must be >= 0, got -1"},
+      {"no half-extents",
+       [&](v1::Shape* s) {
+         ToProto(box, s);
+         s->mutable_oriented_box()->clear_half_extents();
+       },
+       "pairs[0].b.oriented_box.half_extents is required"},
+      {"capsule without its second end",
+       [&](v1::Shape* s) {
+         ToProto(capsule, s);
+         s->mutable_capsule3()->clear_b();
+       },
+       "pairs[0].b.capsule3.b is required"},
+      {"capsule of negative radius",
+       [&](v1::Shape* s) {
+         ToProto(capsule, s);
+         s->mutable_capsule3()->set_radius(-2);
+       },
+       "pairs[0].b.capsule3.radius must be >= 0, got -2"},
+      {"capsule end out of range",
+       [&](v1::Shape* s) {
+         ToProto(capsule, s);
+         s->mutable_capsule3()->mutable_a()->set_z(2e9f);
+       },
+       "pairs[0].b.capsule3.a.z must be within [-1e9, 1e9]"},
+  };
+  for (const Case& c : cases) {
+    v1::IntersectRequest request;
+    request.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+    v1::ShapePair* p = request.add_pairs();
+    ToProto(Sphere{{0, 0, 0}, 1}, p->mutable_a());
+    c.spoil(p->mutable_b());
+    v1::IntersectResponse response;
+    const grpc::Status status = Intersect(request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.why;
+    EXPECT_THAT(status.error_message(), HasSubstr(c.message)) << c.why;
+  }
+  // A hitbox pairs with 3D shapes only, and is a target, not a query.
+  v1::IntersectRequest mixed;
+  mixed.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  ToProto(Circle{{0, 0}, 1}, mixed.add_pairs()->mutable_a());
+  ToProto(capsule, mixed.mutable_pairs(0)->mutable_b());
+  v1::IntersectResponse ignored;
+  const grpc::Status two_d = Intersect(mixed, &ignored);
+  EXPECT_EQ(two_d.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(two_d.error_message(), HasSubstr("pairs[0]"));
+  v1::ClosestPointRequest query;
+  query.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  ToProto(capsule, query.add_queries()->mutable_query());
+  ToProto(box, query.mutable_queries(0)->mutable_target());
+  v1::ClosestPointResponse closest;
+  const grpc::Status not_a_query = Closest(query, &closest);
+  EXPECT_EQ(not_a_query.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(not_a_query.error_message(), HasSubstr("queries[0].query"));
+}
+
+TEST_F(HitboxWire, ScenesRefuseTheHitboxKindsByName) {
+  scene_testing::Session session(*server_);
+  ASSERT_FALSE(
+      session.Send(scene_testing::Config(v1::DIMENSION_3D)).has_error());
+  v1::SceneRequest request;
+  request.mutable_update()->set_tick(1);
+  v1::SceneEntity* e = request.mutable_update()->add_upserts();
+  e->set_id(1);
+  ToProto(Capsule3{{0, 0, 0}, {1, 0, 0}, 1}, e->mutable_shape());
+  const v1::SceneResponse refused = session.Send(request);
+  ASSERT_TRUE(refused.has_error());
+  EXPECT_EQ(refused.error().code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error().message(),
+              HasSubstr("update.upserts[0].shape is a capsule3, which scenes "
+                        "do not take yet"));
+  v1::SceneRequest query;
+  ToProto(OrientedBox{{0, 0, 0}, {1, 1, 1}, {}},
+          query.add_queries()->mutable_overlap()->mutable_shape());
+  const v1::SceneResponse asked = session.Send(query);
+  ASSERT_TRUE(asked.has_error());
+  EXPECT_THAT(asked.error().message(),
+              HasSubstr("queries[0].overlap.shape is an oriented_box, which "
+                        "scenes do not take yet"));
+  EXPECT_TRUE(session.Close().ok());
+}
+
+}  // namespace
+}  // namespace collision
