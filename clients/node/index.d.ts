@@ -100,6 +100,17 @@ export type RotatedRect = { size?: Vec2; pivot?: Vec2; position?: Vec2 } & (
 export interface Sphere { center?: Vec3; radius?: number }
 /** Axis-aligned box [min, max] per axis, faces included. */
 export interface Box { min?: Vec3; max?: Vec3 }
+/**
+ * A rotation in 3D as a unit quaternion w + xi + yj + zk (Hamilton: the turn
+ * by angle t about the unit axis u is w = cos(t/2), (x, y, z) = sin(t/2) u).
+ * w^2 + x^2 + y^2 + z^2 must be within 1e-5 of 1: never normalised.
+ */
+export interface Quaternion { w?: number; x?: number; y?: number; z?: number }
+/** Every point within radius (>= 0) of the segment [a, b]. */
+export interface Capsule3 { a?: Vec3; b?: Vec3; radius?: number }
+/** center + R * local for local in [-halfExtents, halfExtents], R the
+ * rotation's matrix. */
+export interface OrientedBox { center?: Vec3; halfExtents?: Vec3; rotation?: Quaternion }
 
 interface ShapeKinds {
   point: Vec2;
@@ -109,6 +120,10 @@ interface ShapeKinds {
   point3: Vec3;
   sphere: Sphere;
   box: Box;
+  /** Pairwise (Intersect, ClosestPoint targets) only: scenes refuse it. */
+  capsule3: Capsule3;
+  /** Pairwise (Intersect, ClosestPoint targets) only: scenes refuse it. */
+  orientedBox: OrientedBox;
 }
 /** Exactly one kind: { circle: {...} }, { rect: {...} }, ... */
 export type Shape = OneOf<ShapeKinds>;
@@ -595,6 +610,15 @@ export declare function point3(x: number, y: number, z: number): { point3: Vec3 
 export declare function sphere(centerX: number, centerY: number, centerZ: number, radius: number): { sphere: Sphere };
 export declare function boxFromMinMax(minX: number, minY: number, minZ: number, maxX: number, maxY: number, maxZ: number): { box: Box };
 export declare function boxFromCenterHalfExtents(centerX: number, centerY: number, centerZ: number, halfX: number, halfY: number, halfZ: number): { box: Box };
+/** Every point within radius of the segment from a to b (a hitbox limb). */
+export declare function capsule3(aX: number, aY: number, aZ: number, bX: number, bY: number, bZ: number, radius: number): { capsule3: Capsule3 };
+/** A box turned by the unit quaternion (qw, qx, qy, qz) about its centre;
+ * sent as given (the server refuses one not within 1e-5 of unit length). */
+export declare function orientedBox(centerX: number, centerY: number, centerZ: number, halfX: number, halfY: number, halfZ: number, qw: number, qx: number, qy: number, qz: number): { orientedBox: OrientedBox };
+/** The same turned by angleRadians about the axis, counter-clockwise looking
+ * down it; the axis is normalised; a zero or non-finite axis gives the
+ * unturned box. */
+export declare function orientedBoxAxisAngle(centerX: number, centerY: number, centerZ: number, halfX: number, halfY: number, halfZ: number, axisX: number, axisY: number, axisZ: number, angleRadians: number): { orientedBox: OrientedBox };
 
 export interface IntersectOptions {
   boundary?: BoundaryRuleInput;  // default 'BOUNDARY_RULE_INCLUSIVE'

@@ -4,13 +4,15 @@
 Test classes (CTest runs each as its own test, naming the class):
 
 - ClientAgainstLiveServer: the four RPCs through the builders, the seed 004
-  sign and exact quarter turns, columns and their hit bits against the
-  per-pair answers, the per-tick session (ticks, pipelining, a rejected
-  message raising while the stream goes on), health. (Deadlines are tested
-  in test_unit.py against a listener that never answers.)
+  sign and exact quarter turns, a capsule3 against a turned oriented box,
+  columns and their hit bits against the per-pair answers, the per-tick
+  session (ticks, pipelining, a rejected message raising while the stream
+  goes on), health. (Deadlines are tested in test_unit.py against a
+  listener that never answers.)
 - InvalidRequestDetails: the structured error details of issue 16 (a
   google.rpc.BadRequest in `grpc-status-details-bin`, StreamError.
-  bad_request), capped with "and N more" without overflowing the trailer.
+  bad_request), a non-unit quaternion refused by its field path, capped
+  with "and N more" without overflowing the trailer.
 - AsyncClientAgainstLiveServer: the asyncio client's four calls and
   health wait, and its errors.
 - TokenAgainstLiveServer: token= on a server started with --token_file,
@@ -121,6 +123,22 @@ class ClientAgainstLiveServer(ServerTestCase):
         self.assertEqual([(r.hit, r.relation) for r in results],
                          [(True, pb.RELATION_TOUCHING),
                           (False, pb.RELATION_DISJOINT)])
+
+    def test_capsule3_against_oriented_box(self):
+        # A 4 x 1 x 1 box at the origin turned a quarter about z spans
+        # x -0.5..0.5, y -2..2. A vertical capsule at (0, 1.5) hits it only
+        # if it is turned (unturned, y ends at 0.5); one at (1.5, 0) misses
+        # it only if it is turned (unturned, x ends at 2), by 1 - 0.25.
+        turned = cc.oriented_box_axis_angle(0, 0, 0, 2, 0.5, 0.5, 0, 0, 1,
+                                            math.pi / 2)
+        results = self.client.intersect(cc.intersect_request(
+            [(cc.capsule3(0, 1.5, -3, 0, 1.5, 3, 0.1), turned),
+             (cc.capsule3(1.5, 0, -3, 1.5, 0, 3, 0.25), turned)],
+            relation=True, separation=True)).results
+        self.assertEqual([(r.hit, r.relation) for r in results],
+                         [(True, pb.RELATION_OVERLAPPING),
+                          (False, pb.RELATION_DISJOINT)])
+        self.assertAlmostEqual(results[1].separation, 0.75, delta=1e-5)
 
     def test_closest_point(self):
         c = self.client.closest_point(cc.closest_point_request(
@@ -262,6 +280,19 @@ class InvalidRequestDetails(ServerTestCase):
                          ["pairs[%d].a.circle.radius" % i
                           for i in range(len(listed))])
         self.assertEqual(len(listed) + err.omitted_violations, total)
+
+    def test_non_unit_quaternion_is_refused_not_normalised(self):
+        # w^2 + x^2 + y^2 + z^2 = 1.01: outside the 1e-5 tolerance.
+        request = cc.intersect_request(
+            [(cc.capsule3(0, 0, 0, 1, 0, 0, 1),
+              cc.oriented_box(0, 0, 0, 1, 1, 1, 1, 0.1, 0, 0))])
+        with self.assertRaises(cc.InvalidRequest) as e:
+            self.client.intersect(request)
+        err = e.exception
+        self.assertEqual(err.code(), INVALID)
+        self.assertIn("pairs[0].b.oriented_box.rotation", err.details())
+        self.assertEqual([v.field for v in err.field_violations],
+                         ["pairs[0].b.oriented_box.rotation"])
 
     def test_columns_violations_name_column_and_index(self):
         request = cc.intersect_columns_request([

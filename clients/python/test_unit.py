@@ -11,6 +11,7 @@ otherwise; the list paths always run (as_numpy=False).
 """
 
 import importlib.metadata
+import math
 import os
 import socket
 import struct
@@ -30,6 +31,9 @@ except ImportError:
 HERE = os.path.dirname(os.path.abspath(__file__))
 F32_HALF_PI = 1.5707963705062866  # float32(pi / 2), computed by hand
 F32_TENTH = 0.10000000149011612  # float32(0.1)
+# float32(cos(pi/4)) = float32(sin(pi/4)), and that of the half angle of
+# float32(pi/2): a quarter turn's quaternion.
+F32_SQRT_HALF = 0.7071067690849304
 
 
 def bits(*values):
@@ -136,6 +140,75 @@ class Shapes(unittest.TestCase):
 
     def test_values_are_sent_as_float32(self):
         self.assertEqual(cc.point(0.1, 0).point.x, F32_TENTH)
+
+    def quaternion(self, shape):
+        q = shape.oriented_box.rotation
+        return (q.w, q.x, q.y, q.z)
+
+    def test_capsule3_is_a_segment_and_a_radius(self):
+        s = cc.capsule3(1, 2, 3, 4, 5, 6, 0.1)
+        self.assertEqual(s.WhichOneof("kind"), "capsule3")
+        self.assertEqual(s.capsule3, pb.Capsule3(
+            a=pb.Vec3(x=1, y=2, z=3), b=pb.Vec3(x=4, y=5, z=6),
+            radius=F32_TENTH))
+
+    def test_oriented_box_sends_its_quaternion_as_given(self):
+        s = cc.oriented_box(1, 2, 3, 4, 5, 6, 0.5, 0.5, 0.5, 0.5)
+        self.assertEqual(s.WhichOneof("kind"), "oriented_box")
+        b = s.oriented_box
+        self.assertEqual((b.center.x, b.center.y, b.center.z), (1, 2, 3))
+        self.assertEqual((b.half_extents.x, b.half_extents.y,
+                          b.half_extents.z), (4, 5, 6))
+        self.assertEqual(self.quaternion(s), (0.5, 0.5, 0.5, 0.5))
+        # Never normalised here: the server refuses it, naming the field.
+        self.assertEqual(self.quaternion(cc.oriented_box(
+            0, 0, 0, 1, 1, 1, 2, 0, 0, 0)), (2, 0, 0, 0))
+        self.assertEqual(self.quaternion(cc.oriented_box(
+            0, 0, 0, 1, 1, 1, 0.1, 0, 0, 0))[0], F32_TENTH)
+
+    def test_axis_angle_quarter_turn_about_z(self):
+        s = cc.oriented_box_axis_angle(1, 2, 3, 4, 5, 6, 0, 0, 1,
+                                       math.pi / 2)
+        self.assertEqual(self.quaternion(s),
+                         (F32_SQRT_HALF, 0, 0, F32_SQRT_HALF))
+        b = s.oriented_box
+        self.assertEqual((b.center.z, b.half_extents.x), (3, 4))
+        # Degrees give the same float32 angle, so the same quaternion.
+        self.assertEqual(self.quaternion(cc.oriented_box_axis_angle(
+            0, 0, 0, 1, 1, 1, 0, 0, 1, cc.degrees_to_radians(90))),
+            self.quaternion(s))
+
+    def test_axis_angle_normalises_the_axis(self):
+        s = cc.oriented_box_axis_angle(0, 0, 0, 1, 1, 1, 0, 0, 5,
+                                       math.pi / 2)
+        self.assertEqual(self.quaternion(s),
+                         (F32_SQRT_HALF, 0, 0, F32_SQRT_HALF))
+        # A half turn about (1, 2, 2) (length 3): (x, y, z) = (1, 2, 2) / 3;
+        # w = cos(float32(pi) / 2) is not 0, as float32(pi) > pi.
+        s = cc.oriented_box_axis_angle(0, 0, 0, 1, 1, 1, 1, 2, 2, math.pi)
+        self.assertEqual(self.quaternion(s),
+                         (-4.371138828673793e-08, 0.3333333432674408,
+                          0.6666666865348816, 0.6666666865348816))
+        self.assertAlmostEqual(sum(v * v for v in self.quaternion(s)), 1,
+                               delta=1e-6)
+        # A negative angle turns the other way: the conjugate.
+        s = cc.oriented_box_axis_angle(0, 0, 0, 1, 1, 1, 0, 0, -2,
+                                       math.pi / 2)
+        self.assertEqual(self.quaternion(s),
+                         (F32_SQRT_HALF, 0, 0, -F32_SQRT_HALF))
+
+    def test_axis_angle_without_an_axis_is_the_identity(self):
+        for axis in ((0, 0, 0), (-0.0, 0, 0), (math.inf, 0, 0),
+                     (0, math.nan, 0)):
+            with self.subTest(axis=axis):
+                self.assertEqual(self.quaternion(cc.oriented_box_axis_angle(
+                    0, 0, 0, 1, 1, 1, *axis, 1.0)), (1, 0, 0, 0))
+
+    def test_axis_angle_normalises_a_tiny_axis_in_double(self):
+        # float32(1e-30)^2 underflows float32, not double: still an axis.
+        q = self.quaternion(cc.oriented_box_axis_angle(
+            0, 0, 0, 1, 1, 1, 0, 1e-30, 0, 1.0))
+        self.assertEqual(q, (0.8775825500488281, 0, 0.4794255495071411, 0))
 
 
 class PairRequests(unittest.TestCase):

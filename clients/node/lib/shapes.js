@@ -72,6 +72,44 @@ const boxFromCenterHalfExtents = (centerX, centerY, centerZ, halfX, halfY,
   f(f(centerX) - f(halfX)), f(f(centerY) - f(halfY)), f(f(centerZ) - f(halfZ)),
   f(f(centerX) + f(halfX)), f(f(centerY) + f(halfY)), f(f(centerZ) + f(halfZ)));
 
+// Every point within radius (>= 0) of the segment from a to b (a hitbox
+// limb). a == b is a sphere; radius 0 the bare segment.
+const capsule3 = (aX, aY, aZ, bX, bY, bZ, radius) =>
+  ({ capsule3: { a: vec3(aX, aY, aZ), b: vec3(bX, bY, bZ), radius } });
+// A box of half-extents (halfX, halfY, halfZ) turned by the unit quaternion
+// (qw, qx, qy, qz) about its centre (Hamilton: the turn by angle t about the
+// unit axis u is w = cos(t/2), (x, y, z) = sin(t/2) u). Sent as given,
+// never normalised: the server refuses a quaternion whose squared length is
+// not within 1e-5 of 1, naming ...oriented_box.rotation.
+const orientedBox = (centerX, centerY, centerZ, halfX, halfY, halfZ, qw, qx,
+  qy, qz) => ({
+  orientedBox: {
+    center: vec3(centerX, centerY, centerZ),
+    halfExtents: vec3(halfX, halfY, halfZ),
+    rotation: { w: qw, x: qx, y: qy, z: qz },
+  },
+});
+// The same turned by angleRadians about the axis (axisX, axisY, axisZ),
+// counter-clockwise looking down the axis (right-handed); the axis need not
+// be unit length. A zero axis, or one whose length is not finite, gives the
+// unturned box. Computed in double from the float32 inputs and rounded to
+// float32 once, as the C++ client does.
+function orientedBoxAxisAngle(centerX, centerY, centerZ, halfX, halfY, halfZ,
+  axisX, axisY, axisZ, angleRadians) {
+  const ax = f(axisX);
+  const ay = f(axisY);
+  const az = f(axisZ);
+  const length = Math.sqrt(ax * ax + ay * ay + az * az);
+  let q = [1, 0, 0, 0];
+  if (length > 0 && Number.isFinite(length)) {
+    const half = f(angleRadians) / 2;
+    const k = Math.sin(half) / length;
+    q = [Math.cos(half), ax * k, ay * k, az * k];
+  }
+  return orientedBox(centerX, centerY, centerZ, halfX, halfY, halfZ,
+    ...q.map(f));
+}
+
 const asPair = (p, first, second) => (Array.isArray(p)
   ? { [first]: p[0], [second]: p[1] } : p);
 
@@ -105,5 +143,6 @@ module.exports = {
   rectFromMinMax, rectFromCornerSize, rectFromCenterHalfExtents,
   rotatedRectFromPivot, rotatedRectFromPivotCosSin, rotatedRectAboutCenter,
   point3, sphere, boxFromMinMax, boxFromCenterHalfExtents,
+  capsule3, orientedBox, orientedBoxAxisAngle,
   intersectRequest, closestPointRequest,
 };

@@ -23,6 +23,11 @@ export async function calls(): Promise<void> {
     cc.rotatedRectAboutCenter(0, 0, 1, 1, -0.5), cc.point3(0, 0, 0),
     cc.sphere(0, 0, 0, 1), cc.boxFromMinMax(0, 0, 0, 1, 1, 1),
     cc.boxFromCenterHalfExtents(0, 0, 0, 1, 1, 1),
+    cc.capsule3(0, 0, 0, 1, 0, 0, 0.5),
+    cc.orientedBox(0, 0, 0, 1, 1, 1, 1, 0, 0, 0),
+    cc.orientedBoxAxisAngle(0, 0, 0, 1, 1, 1, 0, 0, 1, Math.PI / 2),
+    { orientedBox: { center: { x: 1 }, halfExtents: { x: 1, y: 1, z: 1 },
+      rotation: { w: 1 } } },
   ];
   const reply: IntersectResponse = await client.intersect(cc.intersectRequest(
     [[shapes[0], shapes[1]], { a: shapes[2], b: shapes[3] }],
@@ -113,6 +118,8 @@ export function mistakes(client: cc.CollisionClient): void {
   void client.intersect({ pairs: [], boundary: 'TOUCHING' });
   // @ts-expect-error: a shape is one kind
   const two: Shape = { circle: {}, rect: {} };
+  // @ts-expect-error: an oriented box turns by a quaternion, not an angle
+  const angled: Shape = { orientedBox: { rotation: { angle: 1 } } };
   // @ts-expect-error: an intersect group is one kind
   cc.intersectColumnsRequest({ circleCircle: { a: { x: [], y: [] }, b: { x: [], y: [] } }, rectRect: { a: { minX: [], minY: [], maxX: [], maxY: [] }, b: { minX: [], minY: [], maxX: [], maxY: [] } } });
   // @ts-expect-error: a stream request has one query kind
@@ -123,5 +130,5 @@ export function mistakes(client: cc.CollisionClient): void {
   void client.openSceneSession({ dimension: '2D' }, { maxReopens: 'many' });
   // @ts-expect-error: a scene session is opened with its config
   void client.openSceneSession();
-  console.log(two);
+  console.log(two, angled);
 }

@@ -183,6 +183,62 @@ def box_from_center_half_extents(center_x: float, center_y: float,
                             f32(cx + hx), f32(cy + hy), f32(cz + hz))
 
 
+def capsule3(a_x: float, a_y: float, a_z: float, b_x: float, b_y: float,
+             b_z: float, radius: float) -> pb.Shape:
+    """Every point within `radius` (>= 0) of the segment from a to b (a
+    hitbox limb). a == b is a sphere; radius 0 the bare segment."""
+    return pb.Shape(capsule3=pb.Capsule3(a=_vec3(a_x, a_y, a_z),
+                                         b=_vec3(b_x, b_y, b_z),
+                                         radius=f32(radius)))
+
+
+def oriented_box(center_x: float, center_y: float, center_z: float,
+                 half_x: float, half_y: float, half_z: float, qw: float,
+                 qx: float, qy: float, qz: float) -> pb.Shape:
+    """A box of half-extents (half_x, half_y, half_z) (>= 0) turned by the
+    unit quaternion (qw, qx, qy, qz) about its centre: center + R * local
+    for local in [-half, half] (Hamilton convention: the turn by angle t
+    about the unit axis u is w = cos(t/2), (x, y, z) = sin(t/2) u).
+
+    The quaternion is sent as given, never normalised: the server refuses
+    one whose squared length is not within 1e-5 of 1 (INVALID_ARGUMENT
+    naming `...oriented_box.rotation`). `oriented_box_axis_angle` builds a
+    unit one.
+    """
+    return pb.Shape(oriented_box=pb.OrientedBox(
+        center=_vec3(center_x, center_y, center_z),
+        half_extents=_vec3(half_x, half_y, half_z),
+        rotation=pb.Quaternion(w=f32(qw), x=f32(qx), y=f32(qy), z=f32(qz))))
+
+
+def oriented_box_axis_angle(center_x: float, center_y: float,
+                            center_z: float, half_x: float, half_y: float,
+                            half_z: float, axis_x: float, axis_y: float,
+                            axis_z: float,
+                            angle_radians: float) -> pb.Shape:
+    """`oriented_box` turned by `angle_radians` about the axis (axis_x,
+    axis_y, axis_z), counter-clockwise looking down the axis
+    (right-handed): a quarter turn about z is w = cos(pi/4), z = sin(pi/4).
+
+    The axis need not be unit length (it is normalised here); a zero axis,
+    or one whose length is not finite, gives the unturned box (the identity
+    quaternion). Computed in double from the float32 inputs and rounded to
+    float32 once, as the C++ client's OrientedBoxAxisAngle does.
+    """
+    ax, ay, az = f32(axis_x), f32(axis_y), f32(axis_z)
+    length = math.sqrt(ax * ax + ay * ay + az * az)
+    w, x, y, z = 1.0, 0.0, 0.0, 0.0
+    if length > 0 and math.isfinite(length):
+        half = f32(angle_radians) / 2
+        if math.isfinite(half):
+            k = math.sin(half) / length
+            w, x, y, z = math.cos(half), ax * k, ay * k, az * k
+        else:  # C's sin and cos of +-inf or NaN; Python's raise instead
+            w = x = y = z = math.nan
+    return oriented_box(center_x, center_y, center_z, half_x, half_y, half_z,
+                        w, x, y, z)
+
+
 def intersect_request(pairs: Iterable[PairLike], *,
                       boundary: Boundary = INCLUSIVE,
                       relation: bool = False,
