@@ -163,7 +163,8 @@ void Write(const std::vector<Case>& cases) {
 int main() {
   namespace g = collision::golden;
   std::vector<g::Case> all = g::SeedCases();
-  for (auto* more : {&g::PairKindCases, &g::ClosestCases, &g::ErrorCases}) {
+  for (auto* more : {&g::PairKindCases, &g::ClosestCases, &g::ErrorCases,
+                     &g::HitboxCases}) {
     for (g::Case& k : more()) all.push_back(std::move(k));
   }
   g::Write(all);

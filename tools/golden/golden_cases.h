@@ -125,6 +125,7 @@ std::vector<Case> SeedCases();
 std::vector<Case> PairKindCases();
 std::vector<Case> ClosestCases();
 std::vector<Case> ErrorCases();
+std::vector<Case> HitboxCases();
 
 }  // namespace collision::golden
 
