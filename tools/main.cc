@@ -75,7 +75,10 @@ ABSL_FLAG(int, scene_history_ticks, 0,
           "--scene_rewind_max, else the ticks it spans at --tick_rate + 2");
 ABSL_FLAG(std::string, kinds, "circle_rect",
           "pair-kind mix: name[:weight],... of circle_circle, circle_rect, "
-          "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, box_box");
+          "circle_rotated_rect, rect_rect, sphere_sphere, sphere_box, box_box "
+          "and the hitbox pairings (per-pair wire only): sphere_capsule3, "
+          "sphere_oriented_box, capsule3_capsule3, capsule3_box, "
+          "capsule3_oriented_box, box_oriented_box, oriented_box_oriented_box");
 ABSL_FLAG(int, batch, 100, "pairs (or queries) per request");
 ABSL_FLAG(int, pool, 64, "distinct prepared requests, cycled");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the workload and Poisson arrivals");

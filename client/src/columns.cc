@@ -8,13 +8,15 @@
 namespace collision::client {
 namespace {
 
-// A shape's kind as the schema names it ("point", "rotated_rect"), for
-// errors: field numbers mean nothing to a caller.
+// A shape's kind as the schema names it, with its article ("a point", "an
+// oriented_box"), for errors: field numbers mean nothing to a caller.
 std::string KindName(const v1::Shape& s) {
-  if (s.kind_case() == v1::Shape::KIND_NOT_SET) return "shape with no kind";
+  if (s.kind_case() == v1::Shape::KIND_NOT_SET) return "a shape with no kind";
   const google::protobuf::FieldDescriptor* f =
       v1::Shape::descriptor()->FindFieldByNumber(s.kind_case());
-  return f != nullptr ? f->name() : absl::StrCat("kind ", s.kind_case());
+  const std::string name =
+      f != nullptr ? f->name() : absl::StrCat("kind ", s.kind_case());
+  return absl::StrCat(name.find_first_of("aeiou") == 0 ? "an " : "a ", name);
 }
 
 void PushBall(v1::BallColumns2* c, float x, float y, float r) {
@@ -290,11 +292,12 @@ absl::Status IntersectColumnsBatch::AddShapes(const v1::Shape& a,
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("pair ", where_.size(), ": no columnar form for a ",
-                   KindName(a), " and a ", KindName(b),
+      absl::StrCat("pair ", where_.size(), ": no columnar form for ",
+                   KindName(a), " and ", KindName(b),
                    " (columns take a circle or point with a circle, rect or "
                    "rotated rect; rect with rect; sphere or point3 with "
-                   "sphere or box; box with box)"));
+                   "sphere or box; box with box; capsule3 and oriented_box "
+                   "pairs: per-pair Intersect)"));
 }
 
 IntersectColumnsBatch& IntersectColumnsBatch::Inclusive() {
@@ -389,7 +392,7 @@ absl::Status ClosestPointColumnsBatch::AddShapes(const v1::Shape& query,
       PushRotated(Group(kind)->mutable_rotated_rects(), target.rotated_rect());
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "query ", where_.size(), ": a 2D query and a ", KindName(target),
+          "query ", where_.size(), ": a 2D query and ", KindName(target),
           " target; 2D targets are circles, points, rects and "
           "rotated rects"));
     }
@@ -404,14 +407,15 @@ absl::Status ClosestPointColumnsBatch::AddShapes(const v1::Shape& query,
       PushBox(Group(kind)->mutable_boxes(), BoxOf(target.box()));
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "query ", where_.size(), ": a 3D query and a ", KindName(target),
-          " target; 3D targets are spheres, point3s and boxes"));
+          "query ", where_.size(), ": a 3D query and ", KindName(target),
+          " target; the columns' 3D targets are spheres, point3s and boxes "
+          "(capsule3 and oriented_box targets: per-pair ClosestPoint)"));
     }
     PushBall(Group(kind)->mutable_queries3(), x, y, z, r);
   } else {
     return absl::InvalidArgumentError(absl::StrCat("query ", where_.size(),
                                                    ": must be a point, circle, "
-                                                   "point3 or sphere, got a ",
+                                                   "point3 or sphere, got ",
                                                    KindName(query)));
   }
   const int g = group_of_kind_[kind];
