@@ -5,8 +5,10 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <variant>
 
+#include "collision/core/hitbox3.h"
 #include "collision/core/scalar.h"
 #include "exact_vec.h"
 
@@ -482,6 +484,122 @@ CastResult Cast2(Vec2 o, float r, Vec2 d, float max, const Shape& target,
   return StartedInside(out, o, r, Vec3{d.x, d.y, 0.0f}, target, boundary);
 }
 
+// An oriented box in its own frame, centred on it, with its local axes
+// relabelled to follow the world's: local axis k is the one whose world
+// direction is closest to world axis k (x first, then y of the two left).
+// Entering-face ties go to the first axis, so a quarter-turned box, whose
+// relabelled matrix is diagonal, runs the axis-aligned Box's arithmetic
+// with some signs flipped and answers as it does.
+struct BoxFrame {
+  V<3> axis[3];  // world direction of relabelled local axis k
+  V<3> half;     // half-extents along them
+  V<3> center;
+};
+
+BoxFrame BoxFrameOf(const OrientedBox& box) {
+  const Mat3 m = RotationMatrix(box.rotation);
+  const V<3> h = A(box.half_extents);
+  BoxFrame f;
+  f.center = A(box.center);
+  bool used[3] = {false, false, false};
+  for (int k = 0; k < 3; ++k) {
+    int best = -1;
+    for (int i = 0; i < 3; ++i) {
+      if (used[i]) continue;
+      if (best < 0 ||
+          std::fabs(m.m[3 * k + i]) > std::fabs(m.m[3 * k + best])) {
+        best = i;
+      }
+    }
+    used[best] = true;
+    f.axis[k] = V<3>{m.m[best], m.m[3 + best], m.m[6 + best]};
+    f.half[k] = h[best];
+  }
+  return f;
+}
+
+V<3> ToBoxFrame(const BoxFrame& f, const V<3>& world_vector) {
+  return V<3>{Dot<3>(f.axis[0], world_vector), Dot<3>(f.axis[1], world_vector),
+              Dot<3>(f.axis[2], world_vector)};
+}
+
+// R * v, + 0 so that a zero component comes out +0 as in the Box's answer.
+Vec3 FromBoxFrame(const BoxFrame& f, const Vec3& v) {
+  V<3> w;
+  for (int i = 0; i < 3; ++i) {
+    w[i] = f.axis[0][i] * v.x + f.axis[1][i] * v.y + f.axis[2][i] * v.z + 0.0f;
+  }
+  return ToVec3(w);
+}
+
+CastResult CastOrientedBox(Vec3 o, float r, Vec3 d, float max,
+                           const OrientedBox& box, Boundary boundary) {
+  const BoxFrame f = BoxFrameOf(box);
+  V<3> rel;
+  for (int i = 0; i < 3; ++i) rel[i] = A(o)[i] - f.center[i];
+  const Segment<3> s{ToBoxFrame(f, rel), ToBoxFrame(f, A(d)), max};
+  CastResult out = CastSolid<3>(
+      s, r, Solid<3>{Negated<3>(f.half), f.half, 0.0f, false}, boundary, 0);
+  if (!out.hit) return out;
+  const Vec3 p = FromBoxFrame(f, out.point);
+  out.point = Vec3{f.center[0] + p.x, f.center[1] + p.y, f.center[2] + p.z};
+  out.normal = FromBoxFrame(f, out.normal);
+  return out;
+}
+
+// A capsule grown by r is the capsule of radius radius + r: hitbox3's
+// Raycast finds the entry. The contact and its normal are taken from the
+// ball's centre p there, as Contact does for boxes: the normal points from
+// the nearest point q of the segment to p, the contact is q + radius *
+// normal. (A zero-length capsule is a sphere and is cast as one.)
+CastResult CastCapsule(Vec3 o, float r, Vec3 d, float max,
+                       const Capsule3& capsule, Boundary boundary) {
+  const float grown = capsule.radius + r;
+  const std::optional<RayHit3> hit =
+      Raycast(o, d, max, Capsule3{capsule.a, capsule.b, grown}, boundary);
+  if (!hit) return CastResult{};
+  CastResult out;
+  out.hit = true;
+  // Raycast finds a bare segment's meeting point and takes its distance
+  // from the origin, which can round past max_distance.
+  out.distance = std::min(hit->t, max);
+  if (out.distance == 0.0f) return out;  // StartedInside fills the rest
+  const V<3> p = At(Segment<3>{A(o), A(d), max}, out.distance);
+  if (grown == 0.0f) {
+    // A bare segment, met at a point: the point rule's answer.
+    out.point = ToVec3(p);
+    out.normal = ToVec3(Negated<3>(A(d)));
+    return out;
+  }
+  const V<3> a = A(capsule.a), b = A(capsule.b);
+  V<3> ab, ap;
+  for (int i = 0; i < 3; ++i) {
+    ab[i] = b[i] - a[i];
+    ap[i] = p[i] - a[i];
+  }
+  const float l2 = Dot<3>(ab, ab);
+  const float s = std::max(0.0f, std::min(Dot<3>(ap, ab) / l2, 1.0f));
+  V<3> q, v;
+  for (int i = 0; i < 3; ++i) {
+    q[i] = s == 0.0f ? a[i] : (s == 1.0f ? b[i] : a[i] + s * ab[i]);
+    v[i] = p[i] - q[i];
+  }
+  if (s > 0.0f && s < 1.0f) {
+    // Project out the axial part again: what rounding left of it (up to an
+    // ulp of the coordinates, large against a thin capsule's radius) would
+    // tilt the normal along the axis and, for a long capsule, make its
+    // plane cut the capsule.
+    const float k = Dot<3>(v, ab) / l2;
+    for (int i = 0; i < 3; ++i) v[i] = v[i] - k * ab[i];
+  }
+  const V<3> n = Unit<3>(v, Negated<3>(A(d)));
+  V<3> point;
+  for (int i = 0; i < 3; ++i) point[i] = q[i] + capsule.radius * n[i];
+  out.point = ToVec3(point);
+  out.normal = ToVec3(n);
+  return out;
+}
+
 CastResult Cast3(Vec3 o, float r, Vec3 d, float max, const Shape& target,
                  Boundary boundary) {
   const Segment<3> s{A(o), A(d), max};
@@ -502,6 +620,18 @@ CastResult Cast3(Vec3 o, float r, Vec3 d, float max, const Shape& target,
                          boundary, 0);
       break;
     }
+    case ShapeKind::kCapsule3: {
+      const Capsule3& c = std::get<Capsule3>(target);
+      if (c.a.x == c.b.x && c.a.y == c.b.y && c.a.z == c.b.z) {
+        return Cast3(o, r, d, max, Sphere{c.a, c.radius}, boundary);
+      }
+      out = CastCapsule(o, r, d, max, c, boundary);
+      break;
+    }
+    case ShapeKind::kOrientedBox:
+      out = CastOrientedBox(o, r, d, max, std::get<OrientedBox>(target),
+                            boundary);
+      break;
     default:
       assert(false && "3D cast against a 2D target");
       return CastResult{};

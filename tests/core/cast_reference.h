@@ -1,6 +1,7 @@
 // The independent double-precision reference that cast_reference_test.cc
 // holds RayCast, SweepCircle and SweepSphere to, and the check of one cast
-// against it (with the worst errors seen).
+// against it (with the worst errors seen); and the quarter-turned oriented
+// boxes that it and cast_test.cc cast at.
 #ifndef COLLISION_TESTS_CORE_CAST_REFERENCE_H_
 #define COLLISION_TESTS_CORE_CAST_REFERENCE_H_
 
@@ -27,30 +28,68 @@ namespace collision::cast_reference {
 //
 // Every target, grown by the swept radius, is a box [lo, hi] grown by a
 // radius in the target's own frame (a point, circle or sphere is a box with
-// lo == hi). Its signed distance (negative inside) is convex, so along the
-// segment g(t) = signed distance of o + t d minus the swept radius is convex
-// in t: its minimum over [0, max] is found by golden-section search and the
-// first t with g(t) <= level by bisection. Nothing here shares code with
-// cast.cc: no slabs, no quadratic.
+// lo == hi; an oriented box's frame is its exact rotation, from the
+// quaternion normalised in double), or a capsule: the points within its
+// radius of a segment. Its signed distance (negative inside) is convex, so
+// along the segment g(t) = signed distance of o + t d minus the swept radius
+// is convex in t: its minimum over [0, max] is found by golden-section
+// search and the first t with g(t) <= level by bisection. Nothing here
+// shares code with cast.cc or hitbox3.cc: no slabs, no quadratic, no
+// rotation matrix in float.
 
 using D3 = std::array<double, 3>;
+
+inline double Dot(const D3& a, const D3& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+inline double Norm(const D3& v) { return std::sqrt(Dot(v, v)); }
+inline D3 Sub(const D3& a, const D3& b) {
+  return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+}
+inline D3 D(const Vec3& v) { return {v.x, v.y, v.z}; }
 
 struct RefTarget {
   int dims = 2;
   D3 lo{}, hi{};
-  double radius = 0;  // of a circle or sphere
+  double radius = 0;  // of a circle, sphere or capsule
   bool ball = false;  // a point, circle or sphere (lo == hi)
-  // A rotated rectangle's frame: local = R^T (world - pos).
-  double c = 1, s = 0;
+  // A capsule: the segment [seg_a, seg_b] grown by `radius` (lo, hi unused).
+  bool capsule = false;
+  D3 seg_a{}, seg_b{};
+  // The frame of a rotated rectangle or oriented box: world = pos +
+  // sum_k axis[k] * local_k.
+  std::array<D3, 3> axis{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
   D3 pos{};
 };
+
+// The world directions of an oriented box's local axes: each unit vector
+// rotated by q v q* (the rotation of the unit quaternion q/|q|), written as
+// v + 2 w (u x v) + 2 u x (u x v) with u the vector part.
+inline std::array<D3, 3> QuatAxes(const Quat& q) {
+  const double n = std::sqrt(double(q.w) * q.w + double(q.x) * q.x +
+                             double(q.y) * q.y + double(q.z) * q.z);
+  const double w = q.w / n;
+  const D3 u{q.x / n, q.y / n, q.z / n};
+  auto cross = [](const D3& a, const D3& b) {
+    return D3{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+              a[0] * b[1] - a[1] * b[0]};
+  };
+  std::array<D3, 3> out;
+  for (int k = 0; k < 3; ++k) {
+    D3 v{};
+    v[k] = 1;
+    const D3 uv = cross(u, v);
+    const D3 uuv = cross(u, uv);
+    for (int i = 0; i < 3; ++i) out[k][i] = v[i] + 2 * w * uv[i] + 2 * uuv[i];
+  }
+  return out;
+}
 
 inline RefTarget MakeRef(const Shape& shape) {
   RefTarget t;
   const ShapeKind kind = KindOf(shape);
   t.dims = Is3D(kind) ? 3 : 2;
-  t.ball = kind != ShapeKind::kRect && kind != ShapeKind::kRotatedRect &&
-           kind != ShapeKind::kBox;
+  t.ball = IsBall(kind);
   if (const auto* p = std::get_if<Vec2>(&shape)) {
     t.lo = t.hi = {p->x, p->y, 0};
   } else if (const auto* c = std::get_if<Circle>(&shape)) {
@@ -63,43 +102,59 @@ inline RefTarget MakeRef(const Shape& shape) {
     t.lo = {-double(rr->pivot.x), -double(rr->pivot.y), 0};
     t.hi = {double(rr->size.x) - rr->pivot.x, double(rr->size.y) - rr->pivot.y,
             0};
-    t.c = rr->rotation.cos;
-    t.s = rr->rotation.sin;
+    const double cs = rr->rotation.cos, sn = rr->rotation.sin;
+    t.axis = {{{cs, sn, 0}, {-sn, cs, 0}, {0, 0, 1}}};
     t.pos = {rr->position.x, rr->position.y, 0};
   } else if (const auto* p3 = std::get_if<Vec3>(&shape)) {
     t.lo = t.hi = {p3->x, p3->y, p3->z};
   } else if (const auto* sp = std::get_if<Sphere>(&shape)) {
     t.lo = t.hi = {sp->center.x, sp->center.y, sp->center.z};
     t.radius = sp->radius;
+  } else if (const auto* b = std::get_if<Box>(&shape)) {
+    t.lo = {b->min.x, b->min.y, b->min.z};
+    t.hi = {b->max.x, b->max.y, b->max.z};
+  } else if (const auto* cap = std::get_if<Capsule3>(&shape)) {
+    t.capsule = true;
+    t.seg_a = D(cap->a);
+    t.seg_b = D(cap->b);
+    t.radius = cap->radius;
   } else {
-    const Box& b = std::get<Box>(shape);
-    t.lo = {b.min.x, b.min.y, b.min.z};
-    t.hi = {b.max.x, b.max.y, b.max.z};
+    const OrientedBox& ob = std::get<OrientedBox>(shape);
+    t.hi = D(ob.half_extents);
+    t.lo = {-t.hi[0], -t.hi[1], -t.hi[2]};
+    t.axis = QuatAxes(ob.rotation);
+    t.pos = D(ob.center);
   }
   return t;
 }
 
 inline D3 LocalVector(const RefTarget& t, const D3& v) {
-  return {t.c * v[0] + t.s * v[1], t.c * v[1] - t.s * v[0], v[2]};
+  return {Dot(t.axis[0], v), Dot(t.axis[1], v), Dot(t.axis[2], v)};
 }
 inline D3 LocalPoint(const RefTarget& t, const D3& p) {
-  return LocalVector(t, {p[0] - t.pos[0], p[1] - t.pos[1], p[2] - t.pos[2]});
+  return LocalVector(t, Sub(p, t.pos));
 }
 inline D3 WorldPoint(const RefTarget& t, const D3& l) {
-  return {t.pos[0] + t.c * l[0] - t.s * l[1],
-          t.pos[1] + t.s * l[0] + t.c * l[1], t.pos[2] + l[2]};
+  D3 w = t.pos;
+  for (int k = 0; k < 3; ++k) {
+    for (int i = 0; i < 3; ++i) w[i] += t.axis[k][i] * l[k];
+  }
+  return w;
 }
 
-inline double Norm(const D3& v) {
-  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+// The point of a capsule's segment nearest to x (world).
+inline D3 SegmentClosest(const RefTarget& t, const D3& x) {
+  const D3 ab = Sub(t.seg_b, t.seg_a);
+  const double l2 = Dot(ab, ab);
+  const double u =
+      l2 > 0 ? std::clamp(Dot(Sub(x, t.seg_a), ab) / l2, 0.0, 1.0) : 0.0;
+  return {t.seg_a[0] + u * ab[0], t.seg_a[1] + u * ab[1],
+          t.seg_a[2] + u * ab[2]};
 }
-inline D3 Sub(const D3& a, const D3& b) {
-  return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-}
-inline D3 D(const Vec3& v) { return {v.x, v.y, v.z}; }
 
 // Signed distance from a local point to the target (without the sweep).
 inline double SignedDistance(const RefTarget& t, const D3& x) {
+  if (t.capsule) return Norm(Sub(x, SegmentClosest(t, x))) - t.radius;
   double out2 = 0, depth = std::numeric_limits<double>::infinity();
   for (int i = 0; i < t.dims; ++i) {
     const double g = std::max(t.lo[i] - x[i], x[i] - t.hi[i]);
@@ -177,9 +232,14 @@ class Reference {
   D3 Closest(const D3& world) const {
     const D3 x = LocalPoint(t_, world);
     D3 q = x, v{};
-    for (int i = 0; i < t_.dims; ++i) {
-      q[i] = std::clamp(x[i], t_.lo[i], t_.hi[i]);
-      v[i] = x[i] - q[i];
+    if (t_.capsule) {
+      q = SegmentClosest(t_, x);
+      v = Sub(x, q);
+    } else {
+      for (int i = 0; i < t_.dims; ++i) {
+        q[i] = std::clamp(x[i], t_.lo[i], t_.hi[i]);
+        v[i] = x[i] - q[i];
+      }
     }
     const double len = Norm(v);
     if (len <= t_.radius) return world;
@@ -193,18 +253,25 @@ class Reference {
     const D3 ln = LocalVector(t_, n);
     const D3 lp = LocalPoint(t_, p);
     double h = t_.radius * Norm(ln), np = 0;
-    for (int i = 0; i < t_.dims; ++i) {
-      h += std::max(ln[i] * t_.lo[i], ln[i] * t_.hi[i]);
-      np += ln[i] * lp[i];
+    if (t_.capsule) {
+      h += std::max(Dot(ln, t_.seg_a), Dot(ln, t_.seg_b));
+      np = Dot(ln, lp);
+    } else {
+      for (int i = 0; i < t_.dims; ++i) {
+        h += std::max(ln[i] * t_.lo[i], ln[i] * t_.hi[i]);
+        np += ln[i] * lp[i];
+      }
     }
     return h - np;
   }
 
-  // A ray through a point, or a zero-radius circle or sphere, reports
-  // -direction (a zero-size rectangle keeps its slab normals).
-  bool PointLike() const { return t_.ball && t_.radius == 0; }
+  // A ray through a point, a zero-radius circle or sphere, or a bare
+  // segment (a zero-radius capsule) reports -direction (a zero-size
+  // rectangle or box keeps its slab normals).
+  bool PointLike() const { return (t_.ball || t_.capsule) && t_.radius == 0; }
   bool HasInterior() const {
     if (t_.radius > 0 || c_.radius > 0) return true;
+    if (t_.capsule) return false;
     for (int i = 0; i < t_.dims; ++i) {
       if (!(t_.lo[i] < t_.hi[i])) return false;
     }
@@ -243,8 +310,9 @@ inline double Scale(const CastCase& c) {
                 double(c.radius)});
   const RefTarget t = MakeRef(c.target);
   for (int i = 0; i < 3; ++i) {
-    s = std::max(
-        {s, std::fabs(t.lo[i]), std::fabs(t.hi[i]), std::fabs(t.pos[i])});
+    s = std::max({s, std::fabs(t.lo[i]), std::fabs(t.hi[i]),
+                  std::fabs(t.pos[i]), std::fabs(t.seg_a[i]),
+                  std::fabs(t.seg_b[i])});
   }
   if (const auto* rr = std::get_if<RotatedRect>(&c.target)) {
     s = std::max({s, double(rr->size.x), double(rr->size.y)});
@@ -285,12 +353,72 @@ inline std::string Describe(const CastCase& c) {
              << s.pivot.x << ", " << s.pivot.y << ") pos (" << s.position.x
              << ", " << s.position.y << ") rot (" << s.rotation.cos << ", "
              << s.rotation.sin << ")";
+        } else if constexpr (std::is_same_v<T, Capsule3>) {
+          os << "(" << s.a.x << ", " << s.a.y << ", " << s.a.z << ")-(" << s.b.x
+             << ", " << s.b.y << ", " << s.b.z << ") r " << s.radius;
         } else {
-          os << "(a hitbox kind, not cast in scenes)";
+          static_assert(std::is_same_v<T, OrientedBox>);
+          os << "centre (" << s.center.x << ", " << s.center.y << ", "
+             << s.center.z << ") half (" << s.half_extents.x << ", "
+             << s.half_extents.y << ", " << s.half_extents.z << ") q ("
+             << s.rotation.w << ", " << s.rotation.x << ", " << s.rotation.y
+             << ", " << s.rotation.z << ")";
         }
       },
       c.target);
   return os.str();
+}
+
+// ---- Quarter turns ---------------------------------------------------------
+
+// i quarter turns about x, then j about y, then k about z (i, j, k in
+// 0..3 give all 24 rotations that map axes to axes), as the float unit
+// quaternion a caller would send: components in {0, +-1/2, +-sqrt(1/2),
+// +-1}, multiplied out in double.
+inline Quat QuarterTurn(int i, int j, int k) {
+  const double c[4] = {1, std::sqrt(0.5), 0, -std::sqrt(0.5)};
+  const double s[4] = {0, std::sqrt(0.5), 1, std::sqrt(0.5)};
+  using Q = std::array<double, 4>;  // w, x, y, z
+  auto mul = [](const Q& a, const Q& b) {
+    return Q{a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+             a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+             a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+             a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+  };
+  const Q q =
+      mul(Q{c[k], 0, 0, s[k]}, mul(Q{c[j], 0, s[j], 0}, Q{c[i], s[i], 0, 0}));
+  return Quat{float(q[0]), float(q[1]), float(q[2]), float(q[3])};
+}
+
+// The oriented box turned by the quarter turn q that covers `box`: its
+// centre and, along each local axis, the half-size of the world axis that
+// local axis is turned onto (found by turning the unit vectors in double).
+inline OrientedBox TurnedToCover(const Box& box, const Quat& q) {
+  const double w = q.w, u[3] = {q.x, q.y, q.z};
+  const double half[3] = {(double(box.max.x) - box.min.x) / 2,
+                          (double(box.max.y) - box.min.y) / 2,
+                          (double(box.max.z) - box.min.z) / 2};
+  float local[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k) {
+    // e_k turned: e_k + 2 w (u x e_k) + 2 u x (u x e_k).
+    double v[3] = {0, 0, 0};
+    v[k] = 1;
+    const double uv[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                          u[0] * v[1] - u[1] * v[0]};
+    const double uuv[3] = {u[1] * uv[2] - u[2] * uv[1],
+                           u[2] * uv[0] - u[0] * uv[2],
+                           u[0] * uv[1] - u[1] * uv[0]};
+    for (int i = 0; i < 3; ++i) {
+      if (std::fabs(v[i] + 2 * w * uv[i] + 2 * uuv[i]) > 0.5) {
+        local[k] = float(half[i]);
+      }
+    }
+  }
+  return OrientedBox{{float((double(box.min.x) + box.max.x) / 2),
+                      float((double(box.min.y) + box.max.y) / 2),
+                      float((double(box.min.z) + box.max.z) / 2)},
+                     {local[0], local[1], local[2]},
+                     q};
 }
 
 // Worst errors seen, each divided by (1 + scale).
@@ -387,11 +515,17 @@ inline bool Check(const CastCase& c, Measured* m) {
   // The forward error, where the problem is well conditioned: the signed
   // distance falls at a rate of at least 1/2 on both sides of the entry
   // (the cast crosses the surface at 30 degrees or more, not at a corner
-  // it barely clips), and the cast goes well inside.
+  // it barely clips), and the cast goes well inside. The rate after the
+  // entry is taken over 1e-6 of the scale even when the entry is nearer
+  // the origin: an origin within rounding of a face's plane that the cast
+  // runs nearly parallel to (a rotated frame's rounding decides whether it
+  // is in that face's slab) can enter by the steep face and then meet the
+  // grazing one a hair later.
   const double t_ref = ref.FirstAtMost(0);
   if (t_ref > 0 && g < -100 * band) {
-    const double h = std::min(t_ref, 1e-6 * scale1);
-    const double before = (ref.G(t_ref - h) - ref.G(t_ref)) / h;
+    const double h = 1e-6 * scale1;
+    const double h0 = std::min(t_ref, h);
+    const double before = (ref.G(t_ref - h0) - ref.G(t_ref)) / h0;
     const double after = (ref.G(t_ref) - ref.G(t_ref + h)) / h;
     if (std::min(before, after) >= 0.5) {
       m->forward = std::max(m->forward, std::fabs(t - t_ref) / scale1);

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cast_testing.h"
 #include "collision/core/cast.h"
@@ -84,11 +85,46 @@ class CaseMaker {
         return Sphere{a, Size()};
       case ShapeKind::kBox:
         return Box{a, {a.x + Size(), a.y + Size(), a.z + Size()}};
-      case ShapeKind::kCapsule3:
+      case ShapeKind::kCapsule3: {
+        // A zero-length capsule (a sphere) or a bare segment now and then.
+        const Vec3 b = Chance(0.1) ? a : Point(true, h);
+        return Capsule3{a, b, Chance(0.15) ? 0.0f : Num(0, scale_ / 6)};
+      }
       case ShapeKind::kOrientedBox:
-        break;  // not scene kinds: the scene casts never meet them
+        // Size() is 0 a tenth of the time: flat boxes, segments, points.
+        return OrientedBox{
+            a, {Size() / 2, Size() / 2, Size() / 2}, MakeRotation()};
     }
     return Vec2{};
+  }
+
+  // A quarter turn (one of the 24, often in integer cases) or a random
+  // rotation, as the float quaternion a caller would send.
+  Quat MakeRotation() {
+    if (Chance(integral_ ? 0.6 : 0.3)) {
+      const int i = Pick(4), j = Pick(4), k = Pick(4);  // in this order
+      return QuarterTurn(i, j, k);
+    }
+    std::normal_distribution<double> g;
+    const double w = g(rng_), x = g(rng_), y = g(rng_), z = g(rng_);
+    const double n = std::sqrt(w * w + x * x + y * y + z * z);
+    return Quat{float(w / n), float(x / n), float(y / n), float(z / n)};
+  }
+
+  // A point inside the target, for the hitbox kinds: on a capsule's
+  // segment or near an oriented box's centre.
+  Vec3 Inside(const Shape& target) {
+    const double u = Uniform(0, 1);
+    if (const auto* c = std::get_if<Capsule3>(&target)) {
+      return {float(c->a.x + u * (double(c->b.x) - c->a.x)),
+              float(c->a.y + u * (double(c->b.y) - c->a.y)),
+              float(c->a.z + u * (double(c->b.z) - c->a.z))};
+    }
+    const OrientedBox& b = std::get<OrientedBox>(target);
+    const double e =
+        u * std::min({b.half_extents.x, b.half_extents.y, b.half_extents.z});
+    return {float(b.center.x + e), float(b.center.y - e / 2),
+            float(b.center.z + e / 3)};
   }
 
   // A point of the target: its closest point to a random point near it.
@@ -101,6 +137,10 @@ class CaseMaker {
   }
 
   Vec3 MakeOrigin(const CastCase& c) {
+    const ShapeKind kind = KindOf(c.target);
+    const bool hitbox =
+        kind == ShapeKind::kCapsule3 || kind == ShapeKind::kOrientedBox;
+    if (hitbox && Chance(0.15)) return Inside(c.target);
     const double p = Uniform(0, 1);
     if (p < 0.6) return Point(c.three_d, scale_);
     // On the target's surface, pushed out by the swept radius along a
@@ -170,17 +210,13 @@ class CaseMaker {
   float scale_ = 1;
 };
 
-void RunRandom(bool three_d, bool sweep, uint32_t seed, const char* what) {
+void RunRandom(const std::vector<ShapeKind>& kinds, bool sweep, uint32_t seed,
+               const char* what, int casts = 20000) {
   CaseMaker maker(seed);
   Measured m;
-  const ShapeKind kinds2[] = {ShapeKind::kPoint2, ShapeKind::kCircle,
-                              ShapeKind::kRect, ShapeKind::kRotatedRect};
-  const ShapeKind kinds3[] = {ShapeKind::kPoint3, ShapeKind::kSphere,
-                              ShapeKind::kBox};
   int failures = 0;
-  for (int i = 0; i < 20000 && failures < 10; ++i) {
-    const ShapeKind kind = three_d ? kinds3[i % 3] : kinds2[i % 4];
-    const CastCase c = maker.Make(kind, sweep);
+  for (int i = 0; i < casts && failures < 10; ++i) {
+    const CastCase c = maker.Make(kinds[i % kinds.size()], sweep);
     if (!Check(c, &m)) ++failures;
     if (sweep && c.radius == 0) {
       CastCase ray = c;
@@ -191,13 +227,37 @@ void RunRandom(bool three_d, bool sweep, uint32_t seed, const char* what) {
   m.Print(what);
 }
 
-TEST(CastAgainstReference, Rays2D) { RunRandom(false, false, 201, "rays 2D"); }
-TEST(CastAgainstReference, Rays3D) { RunRandom(true, false, 202, "rays 3D"); }
+const std::vector<ShapeKind> kKinds2 = {ShapeKind::kPoint2, ShapeKind::kCircle,
+                                        ShapeKind::kRect,
+                                        ShapeKind::kRotatedRect};
+const std::vector<ShapeKind> kKinds3 = {ShapeKind::kPoint3, ShapeKind::kSphere,
+                                        ShapeKind::kBox};
+
+TEST(CastAgainstReference, Rays2D) {
+  RunRandom(kKinds2, false, 201, "rays 2D");
+}
+TEST(CastAgainstReference, Rays3D) {
+  RunRandom(kKinds3, false, 202, "rays 3D");
+}
 TEST(CastAgainstReference, Sweeps2D) {
-  RunRandom(false, true, 203, "sweeps 2D");
+  RunRandom(kKinds2, true, 203, "sweeps 2D");
 }
 TEST(CastAgainstReference, Sweeps3D) {
-  RunRandom(true, true, 204, "sweeps 3D");
+  RunRandom(kKinds3, true, 204, "sweeps 3D");
+}
+TEST(CastAgainstReference, RaysAgainstCapsules) {
+  RunRandom({ShapeKind::kCapsule3}, false, 207, "rays vs capsule3", 50000);
+}
+TEST(CastAgainstReference, SweepsAgainstCapsules) {
+  RunRandom({ShapeKind::kCapsule3}, true, 208, "sweeps vs capsule3", 50000);
+}
+TEST(CastAgainstReference, RaysAgainstOrientedBoxes) {
+  RunRandom({ShapeKind::kOrientedBox}, false, 209, "rays vs oriented_box",
+            50000);
+}
+TEST(CastAgainstReference, SweepsAgainstOrientedBoxes) {
+  RunRandom({ShapeKind::kOrientedBox}, true, 210, "sweeps vs oriented_box",
+            50000);
 }
 
 TEST(SweepCircle, RadiusZeroIsRayCastBitForBit) {

@@ -1,7 +1,9 @@
 // RayCast against rectangles and boxes (and SweepCircle on rotated frames)
 // on exact cases by name: the boundary rules on integer inputs, degenerate
-// and huge targets, and rotated frames. cast_reference_test.cc holds them
-// to an independent double-precision reference on random casts.
+// and huge targets, and rotated frames; RayCast and SweepSphere against
+// capsules and oriented boxes on cases worked by hand, and quarter-turned
+// oriented boxes against the axis-aligned box. cast_reference_test.cc holds
+// them to an independent double-precision reference on random casts.
 #include "collision/core/cast.h"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "cast_reference.h"
 #include "cast_testing.h"
 #include "collision/core/scalar.h"
 #include "gtest/gtest.h"
@@ -396,6 +399,304 @@ TEST(RayCastRotatedRect, UsesTheRectangleFrameAndReturnsWorldResults) {
   EXPECT_NEAR(v.distance, 5 - std::sqrt(2.0f), 1e-5f);
   EXPECT_NEAR(v.point.x, -std::sqrt(2.0f), 1e-5f);
   EXPECT_NEAR(v.point.y, 0.0f, 1e-5f);
+}
+
+// ---- Capsules and oriented boxes (hitbox kinds) ---------------------------
+
+// A capsule along x from (0, 0, 0) to (10, 0, 0), radius 2.
+const Capsule3 kRod{{0, 0, 0}, {10, 0, 0}, 2};
+
+TEST(RayCastCapsule, AlongXIntoTheRoundedEnd) {
+  for (Boundary b : {kIn, kEx}) {
+    // On the axis: the end sphere's pole at x = -2.
+    const CastResult pole =
+        RayCast(Vec3{-10, 0, 0}, Vec3{1, 0, 0}, 100, kRod, b);
+    EXPECT_TRUE(pole.hit);
+    EXPECT_EQ(pole.distance, 8.0f);
+    ExpectVec(pole.point, -2, 0, 0);
+    ExpectVec(pole.normal, -1, 0, 0);
+    // One off the axis: x^2 + 1^2 = 2^2 on the end sphere, so x = -sqrt(3)
+    // and the normal is (x, 1, 0) / 2.
+    const CastResult off =
+        RayCast(Vec3{-10, 1, 0}, Vec3{1, 0, 0}, 100, kRod, b);
+    const double s3 = std::sqrt(3.0);
+    EXPECT_TRUE(off.hit);
+    EXPECT_NEAR(off.distance, 10 - s3, 2e-6);
+    EXPECT_NEAR(off.point.x, -s3, 2e-6);
+    EXPECT_EQ(off.point.y, 1.0f);
+    EXPECT_NEAR(off.normal.x, -s3 / 2, 1e-6);
+    EXPECT_NEAR(off.normal.y, 0.5, 1e-6);
+    EXPECT_EQ(off.normal.z, 0.0f);
+  }
+  // Along the side at y = 2: touches the whole length, first at the top
+  // of the end sphere.
+  const CastResult graze =
+      RayCast(Vec3{-10, 2, 0}, Vec3{1, 0, 0}, 100, kRod, kIn);
+  EXPECT_TRUE(graze.hit);
+  EXPECT_EQ(graze.distance, 10.0f);
+  ExpectVec(graze.point, 0, 2, 0);
+  ExpectVec(graze.normal, 0, 1, 0);
+  ExpectMiss(RayCast(Vec3{-10, 2, 0}, Vec3{1, 0, 0}, 100, kRod, kEx));
+}
+
+TEST(RayCastCapsule, AcrossTheSideHitsWithTheRadialNormal) {
+  // Down onto the cylinder at x = 4 along the diagonal of y and z: enters
+  // where y = z = sqrt(2), after sqrt(2) * (5 - sqrt(2)).
+  const Vec3 d = NormalizeDirection(Vec3{0, -1, -1});
+  const CastResult r = RayCast(Vec3{4, 5, 5}, d, 100, kRod, kEx);
+  const double s2 = std::sqrt(2.0);
+  EXPECT_TRUE(r.hit);
+  EXPECT_NEAR(r.distance, s2 * (5 - s2), 4e-6);
+  EXPECT_EQ(r.point.x, 4.0f);
+  EXPECT_NEAR(r.point.y, s2, 2e-6);
+  EXPECT_NEAR(r.point.z, s2, 2e-6);
+  EXPECT_EQ(r.normal.x, 0.0f);
+  EXPECT_NEAR(r.normal.y, std::sqrt(0.5), 1e-7);
+  EXPECT_NEAR(r.normal.z, std::sqrt(0.5), 1e-7);
+}
+
+TEST(SweepSphereCapsule, BallOntoABareSegmentStopsOneRadiusShort) {
+  const Capsule3 segment{{0, -4, 0}, {0, 4, 0}, 0};
+  for (Boundary b : {kIn, kEx}) {
+    const CastResult r =
+        SweepSphere(Vec3{-4, 0, 0}, 1, Vec3{1, 0, 0}, 100, segment, b);
+    EXPECT_TRUE(r.hit);
+    EXPECT_EQ(r.distance, 3.0f);
+    ExpectVec(r.point, 0, 0, 0);
+    ExpectVec(r.normal, -1, 0, 0);
+  }
+  // A ray meets a bare segment only where it crosses it exactly, and only
+  // when inclusive; the normal is then -direction.
+  const CastResult ray =
+      RayCast(Vec3{-4, 1, 0}, Vec3{1, 0, 0}, 8, segment, kIn);
+  EXPECT_TRUE(ray.hit);
+  EXPECT_EQ(ray.distance, 4.0f);
+  ExpectVec(ray.point, 0, 1, 0);
+  ExpectVec(ray.normal, -1, 0, 0);
+  ExpectMiss(RayCast(Vec3{-4, 1, 0}, Vec3{1, 0, 0}, 8, segment, kEx));
+  ExpectMiss(RayCast(Vec3{-4, 1, 1}, Vec3{1, 0, 0}, 8, segment, kIn));
+}
+
+TEST(RayCastCapsule, BareSegmentMetAtTheCastsEndIsWithinMaxDistance) {
+  // Found by the random test: the cast ends on the segment in float, and
+  // the distance to the meeting point rounded 4 past max_distance.
+  const Capsule3 segment{
+      {-62542828, 109640584, 19184122}, {122394768, -16591842, 76470752}, 0};
+  const float max = 62194568;
+  const CastResult r = RayCast(Vec3{21886220, 52012044, 45337028},
+                               Vec3{-0.80016619f, 0.546167552f, -0.247861028f},
+                               max, segment, kIn);
+  EXPECT_TRUE(r.hit);
+  EXPECT_LE(r.distance, max);
+}
+
+TEST(SweepSphereCapsule, OntoTheSideStopsWithTheCentreRadiiAway) {
+  // Radius 2 + 1 = 3 from the axis: the centre stops at y = 3, touching
+  // the capsule at (5, 2, 0).
+  for (Boundary b : {kIn, kEx}) {
+    const CastResult r =
+        SweepSphere(Vec3{5, 10, 0}, 1, Vec3{0, -1, 0}, 100, kRod, b);
+    EXPECT_TRUE(r.hit);
+    EXPECT_EQ(r.distance, 7.0f);
+    ExpectVec(r.point, 5, 2, 0);
+    ExpectVec(r.normal, 0, 1, 0);
+  }
+}
+
+TEST(SweepSphereCapsule,
+     StartingInsideReportsTheClosestPointAndMinusDirection) {
+  // The ball's centre is 2.5 from the axis: inside the grown capsule (3),
+  // outside the capsule (2). The closest point of the capsule is (5, 2, 0).
+  const Vec3 d = NormalizeDirection(Vec3{1, 1, 0});
+  for (Boundary b : {kIn, kEx}) {
+    const CastResult r = SweepSphere(Vec3{5, 2.5f, 0}, 1, d, 100, kRod, b);
+    EXPECT_TRUE(r.hit);
+    EXPECT_EQ(r.distance, 0.0f);
+    ExpectVec(r.point, 5, 2, 0);
+    ExpectVec(r.normal, -d.x, -d.y, 0);
+  }
+  // A ray from inside: the origin itself.
+  const CastResult ray = RayCast(Vec3{5, 1, 0}, d, 100, kRod, kEx);
+  EXPECT_TRUE(ray.hit);
+  EXPECT_EQ(ray.distance, 0.0f);
+  ExpectVec(ray.point, 5, 1, 0);
+  ExpectVec(ray.normal, -d.x, -d.y, 0);
+}
+
+TEST(RayCastCapsule, ZeroLengthCapsuleIsTheSphereBitForBit) {
+  std::mt19937 rng(105);
+  std::uniform_real_distribution<float> u(-10, 10), rad(0, 4);
+  for (int i = 0; i < 5000; ++i) {
+    const Vec3 c{u(rng), u(rng), u(rng)};
+    const float radius = i % 10 == 0 ? 0.0f : rad(rng);
+    const Vec3 o{u(rng), u(rng), u(rng)};
+    const Vec3 d =
+        NormalizeDirection(Vec3{c.x - o.x + u(rng) / 4, c.y - o.y + u(rng) / 4,
+                                c.z - o.z + u(rng) / 4});
+    const float r = i % 2 == 0 ? 0.0f : rad(rng);
+    for (Boundary b : {kIn, kEx}) {
+      ASSERT_TRUE(BitEqual(SweepSphere(o, r, d, 30, Capsule3{c, c, radius}, b),
+                           SweepSphere(o, r, d, 30, Sphere{c, radius}, b)))
+          << i;
+    }
+  }
+}
+
+// A unit cube (half-extents 1) turned 45 degrees about z: in the xy plane
+// a square with corners at (+-sqrt(2), 0) and (0, +-sqrt(2)), so its edge
+// along z through (sqrt(2), 0) faces +x.
+const OrientedBox kTurnedCube{
+    {0, 0, 0}, {1, 1, 1}, {0.923879533f, 0, 0, 0.382683432f}};
+
+TEST(SweepSphereOrientedBox, OntoAnEdgeAt45Degrees) {
+  const double s2 = std::sqrt(2.0);
+  for (Boundary b : {kIn, kEx}) {
+    // Head on: the ball's centre stops 0.5 from the edge, at x = sqrt(2) +
+    // 0.5, after 5 - sqrt(2) - 0.5.
+    const CastResult head =
+        SweepSphere(Vec3{5, 0, 0}, 0.5f, Vec3{-1, 0, 0}, 100, kTurnedCube, b);
+    EXPECT_TRUE(head.hit);
+    EXPECT_NEAR(head.distance, 4.5 - s2, 2e-6);
+    EXPECT_NEAR(head.point.x, s2, 2e-6);
+    EXPECT_NEAR(head.point.y, 0, 2e-6);
+    EXPECT_EQ(head.point.z, 0.0f);
+    EXPECT_NEAR(head.normal.x, 1, 1e-6);
+    EXPECT_NEAR(head.normal.y, 0, 1e-6);
+    // 0.3 off the edge: the centre stops where (x - sqrt(2))^2 + 0.3^2 =
+    // 0.5^2, x = sqrt(2) + 0.4, still on the edge (its normal (0.8, 0.6) is
+    // within 45 degrees of +x), after 5 - sqrt(2) - 0.4.
+    const CastResult off = SweepSphere(Vec3{5, 0.3f, 0}, 0.5f, Vec3{-1, 0, 0},
+                                       100, kTurnedCube, b);
+    EXPECT_TRUE(off.hit);
+    EXPECT_NEAR(off.distance, 4.6 - s2, 2e-6);
+    EXPECT_NEAR(off.point.x, s2, 2e-6);
+    EXPECT_NEAR(off.point.y, 0, 2e-6);
+    EXPECT_NEAR(off.normal.x, 0.8, 1e-6);
+    EXPECT_NEAR(off.normal.y, 0.6, 1e-6);
+    EXPECT_EQ(off.normal.z, 0.0f);
+  }
+}
+
+TEST(RayCastOrientedBox, FaceOfATurnedCubeHasTheTurnedNormal) {
+  // Along the diagonal onto the face whose outward normal is
+  // (sqrt(1/2), sqrt(1/2), 0), 1 from the centre: after 5 sqrt(2) - 1.
+  const Vec3 d = NormalizeDirection(Vec3{-1, -1, 0});
+  for (Boundary b : {kIn, kEx}) {
+    const CastResult r = RayCast(Vec3{5, 5, 0.5f}, d, 100, kTurnedCube, b);
+    EXPECT_TRUE(r.hit);
+    EXPECT_NEAR(r.distance, 5 * std::sqrt(2.0) - 1, 4e-6);
+    EXPECT_NEAR(r.point.x, std::sqrt(0.5), 2e-6);
+    EXPECT_NEAR(r.point.y, std::sqrt(0.5), 2e-6);
+    EXPECT_EQ(r.point.z, 0.5f);
+    EXPECT_NEAR(r.normal.x, std::sqrt(0.5), 1e-7);
+    EXPECT_NEAR(r.normal.y, std::sqrt(0.5), 1e-7);
+    EXPECT_EQ(r.normal.z, 0.0f);
+  }
+}
+
+TEST(RayCastOrientedBox, FlatBoxIsHitOnlyWhenInclusive) {
+  // A unit square in the plane z = 0 (half-extent 0 along z), turned about
+  // z: a ray down through it touches it, never passes through an interior.
+  const OrientedBox flat{{0, 0, 0}, {1, 1, 0}, kTurnedCube.rotation};
+  const CastResult in =
+      RayCast(Vec3{0.25f, 0, 3}, Vec3{0, 0, -1}, 10, flat, kIn);
+  EXPECT_TRUE(in.hit);
+  EXPECT_EQ(in.distance, 3.0f);
+  ExpectVec(in.normal, 0, 0, 1);
+  ExpectMiss(RayCast(Vec3{0.25f, 0, 3}, Vec3{0, 0, -1}, 10, flat, kEx));
+  // A ball has an interior to pass through: it stops 1 above the square.
+  const CastResult ball =
+      SweepSphere(Vec3{0.25f, 0, 3}, 1, Vec3{0, 0, -1}, 10, flat, kEx);
+  EXPECT_TRUE(ball.hit);
+  EXPECT_EQ(ball.distance, 2.0f);
+  EXPECT_EQ(ball.point.z, 0.0f);
+  ExpectVec(ball.normal, 0, 0, 1);
+}
+
+TEST(RayCastOrientedBox, StartingInsideReportsTheOriginAndMinusDirection) {
+  const Vec3 d = NormalizeDirection(Vec3{1, 2, 3});
+  for (Boundary b : {kIn, kEx}) {
+    const CastResult r = RayCast(Vec3{0.5f, 0, 0}, d, 10, kTurnedCube, b);
+    EXPECT_TRUE(r.hit);
+    EXPECT_EQ(r.distance, 0.0f);
+    ExpectVec(r.point, 0.5f, 0, 0);
+    ExpectVec(r.normal, -d.x, -d.y, -d.z);
+  }
+}
+
+// From o towards an integer point near the box, or along an axis after
+// moving o level with that point on the other two.
+Vec3 RandomCastDirection3(std::mt19937& rng, const Box& box, Vec3* o) {
+  std::uniform_int_distribution<int> pick(0, 2), axis(0, 2), off(-1, 1);
+  const Vec3 aim{box.min.x + float(off(rng)), box.max.y + float(off(rng)),
+                 (box.min.z + box.max.z) / 2 + float(off(rng))};
+  if (pick(rng) == 0) {
+    const int k = axis(rng);
+    Vec3 d{0, 0, 0};
+    if (k != 0) o->x = aim.x;
+    if (k != 1) o->y = aim.y;
+    if (k != 2) o->z = aim.z;
+    const float from = k == 0 ? o->x : k == 1 ? o->y : o->z;
+    const float to = k == 0 ? aim.x : k == 1 ? aim.y : aim.z;
+    (k == 0 ? d.x : k == 1 ? d.y : d.z) = from <= to ? 1.0f : -1.0f;
+    return d;
+  }
+  Vec3 d{aim.x - o->x, aim.y - o->y, aim.z - o->z};
+  if (d.x == 0 && d.y == 0 && d.z == 0) d.x = 1;
+  return NormalizeDirection(d);
+}
+
+// Integer boxes turned by each of the 24 quarter turns, against the
+// axis-aligned Box they cover: rays answer with the same hit, distance
+// and normal (and point, along an axis), also through edges and corners
+// where entering faces tie; sweeps with the same hit and distance (their
+// contact and normal come from the centre, rounded in the other frame).
+TEST(CastOrientedBox, QuarterTurnsAnswerExactlyLikeTheAxisAlignedBox) {
+  std::mt19937 rng(106);
+  std::uniform_int_distribution<int> pos(-8, 8), len(0, 6), turn(0, 3),
+      rad(1, 3), far(0, 30);
+  int hits = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Vec3 lo{float(pos(rng)), float(pos(rng)), float(pos(rng))};
+    const Box box{lo, {lo.x + len(rng), lo.y + len(rng), lo.z + len(rng)}};
+    const int tx = turn(rng), ty = turn(rng), tz = turn(rng);
+    const OrientedBox turned = cast_reference::TurnedToCover(
+        box, cast_reference::QuarterTurn(tx, ty, tz));
+    Vec3 o{float(pos(rng) * 2), float(pos(rng) * 2), float(pos(rng) * 2)};
+    const Vec3 d = RandomCastDirection3(rng, box, &o);
+    const bool axis_aligned = (d.x != 0) + (d.y != 0) + (d.z != 0) == 1;
+    const float max = float(far(rng));
+    const float r = float(rad(rng));
+    for (Boundary b : {kIn, kEx}) {
+      const CastResult got = RayCast(o, d, max, turned, b);
+      const CastResult want = RayCast(o, d, max, box, b);
+      ASSERT_EQ(got.hit, want.hit) << i;
+      hits += got.hit;
+      ASSERT_EQ(got.distance, want.distance) << i;
+      ASSERT_EQ(got.normal.x, want.normal.x) << i;
+      ASSERT_EQ(got.normal.y, want.normal.y) << i;
+      ASSERT_EQ(got.normal.z, want.normal.z) << i;
+      if (axis_aligned) {
+        ASSERT_EQ(got.point.x, want.point.x) << i;
+        ASSERT_EQ(got.point.y, want.point.y) << i;
+        ASSERT_EQ(got.point.z, want.point.z) << i;
+      }
+      ASSERT_NEAR(got.point.x, want.point.x, 1e-5f) << i;
+      ASSERT_NEAR(got.point.y, want.point.y, 1e-5f) << i;
+      ASSERT_NEAR(got.point.z, want.point.z, 1e-5f) << i;
+      const CastResult sgot = SweepSphere(o, r, d, max, turned, b);
+      const CastResult swant = SweepSphere(o, r, d, max, box, b);
+      ASSERT_EQ(sgot.hit, swant.hit) << i;
+      ASSERT_EQ(sgot.distance, swant.distance) << i;
+      ASSERT_NEAR(sgot.normal.x, swant.normal.x, 1e-6f) << i;
+      ASSERT_NEAR(sgot.normal.y, swant.normal.y, 1e-6f) << i;
+      ASSERT_NEAR(sgot.normal.z, swant.normal.z, 1e-6f) << i;
+      ASSERT_NEAR(sgot.point.x, swant.point.x, 1e-5f) << i;
+      ASSERT_NEAR(sgot.point.y, swant.point.y, 1e-5f) << i;
+      ASSERT_NEAR(sgot.point.z, swant.point.z, 1e-5f) << i;
+    }
+  }
+  EXPECT_GT(hits, 5000);
 }
 
 // ---- Degenerate and huge input -------------------------------------------

@@ -216,6 +216,18 @@ struct Mat3 {
 };
 Mat3 RotationMatrix(const Quat& q);
 
+// ---- Casts on the Shape variant --------------------------------------------
+//
+// cast.h's RayCast(Vec3, ...) and SweepSphere answer capsule3 and
+// oriented_box targets with the scene engine's conventions (cast.h): a
+// capsule through Raycast above, its radius grown by the swept one (a
+// zero-length capsule as the Sphere it is); an oriented box through
+// cast.h's own box code in the box's frame. Where an oriented box's
+// entering faces tie (a ray through an edge or a corner), cast.h takes the
+// face whose local axis is closest to world x, then y, so that a
+// quarter-turned box answers as the axis-aligned Box; Raycast above takes
+// the first in local x, y, z order and may give another face's normal.
+
 }  // namespace collision
 
 #endif  // COLLISION_CORE_HITBOX3_H_
