@@ -519,6 +519,23 @@ SceneSession::Kept SceneSession::Keep(const v1::EntityColumns& g, int i) {
       v[3] = b.max_x(i), v[4] = b.max_y(i), v[5] = b.max_z(i);
       break;
     }
+    case v1::EntityColumns::kCapsules: {
+      const v1::Capsule3Columns& c = g.capsules();
+      k.kind = static_cast<uint8_t>(v1::Shape::kCapsule3);
+      v[0] = c.a_x(i), v[1] = c.a_y(i), v[2] = c.a_z(i);
+      v[3] = c.b_x(i), v[4] = c.b_y(i), v[5] = c.b_z(i);
+      v[6] = c.radius(i);
+      break;
+    }
+    case v1::EntityColumns::kOrientedBoxes: {
+      const v1::OrientedBoxColumns& b = g.oriented_boxes();
+      k.kind = static_cast<uint8_t>(v1::Shape::kOrientedBox);
+      v[0] = b.center_x(i), v[1] = b.center_y(i), v[2] = b.center_z(i);
+      v[3] = b.half_x(i), v[4] = b.half_y(i), v[5] = b.half_z(i);
+      v[6] = b.rotation_w(i), v[7] = b.rotation_x(i);
+      v[8] = b.rotation_y(i), v[9] = b.rotation_z(i);
+      break;
+    }
     case v1::EntityColumns::SHAPES_NOT_SET:
       break;
   }

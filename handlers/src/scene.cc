@@ -6,10 +6,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,11 +32,11 @@ namespace {
 // One group of columns into a Scene or a SceneHistory (the same call).
 template <typename Target>
 void UpsertGroup(const SceneColumnUpserts& g, Target* target) {
-  const float* columns[8];
+  std::array<const float*, std::tuple_size_v<decltype(g.columns)>> columns;
   for (std::size_t c = 0; c < g.columns.size(); ++c) {
     columns[c] = g.columns[c].data();
   }
-  target->UpsertColumns(g.kind, g.size(), g.ids.data(), columns,
+  target->UpsertColumns(g.kind, g.size(), g.ids.data(), columns.data(),
                         g.categories.empty() ? nullptr : g.categories.data());
 }
 

@@ -14,11 +14,10 @@
 namespace collision {
 namespace {
 
-constexpr ShapeKind kAll[] = {ShapeKind::kPoint2, ShapeKind::kCircle,
-                              ShapeKind::kRect,   ShapeKind::kRotatedRect,
-                              ShapeKind::kPoint3, ShapeKind::kSphere,
-                              ShapeKind::kBox,    ShapeKind::kCapsule3,
-                              ShapeKind::kOrientedBox};
+constexpr ShapeKind kAll[] = {
+    ShapeKind::kPoint2,      ShapeKind::kCircle,   ShapeKind::kRect,
+    ShapeKind::kRotatedRect, ShapeKind::kPoint3,   ShapeKind::kSphere,
+    ShapeKind::kBox,         ShapeKind::kCapsule3, ShapeKind::kOrientedBox};
 
 bool Ball2(ShapeKind k) {
   return k == ShapeKind::kPoint2 || k == ShapeKind::kCircle;

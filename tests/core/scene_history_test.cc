@@ -88,6 +88,33 @@ Shape Between(const Shape& a, const Shape& b, float f) {
              std::max(r.max.z, r.min.z)};
     return r;
   }
+  if (std::holds_alternative<Capsule3>(a) &&
+      std::holds_alternative<Capsule3>(b)) {
+    const Capsule3& x = std::get<Capsule3>(a);
+    const Capsule3& y = std::get<Capsule3>(b);
+    return Capsule3{Lerp(x.a, y.a, f), Lerp(x.b, y.b, f),
+                    Lerp(x.radius, y.radius, f)};
+  }
+  if (std::holds_alternative<OrientedBox>(a) &&
+      std::holds_alternative<OrientedBox>(b)) {
+    const OrientedBox& x = std::get<OrientedBox>(a);
+    const OrientedBox& y = std::get<OrientedBox>(b);
+    OrientedBox r{Lerp(x.center, y.center, f),
+                  Lerp(x.half_extents, y.half_extents, f), x.rotation};
+    const Quat& p = x.rotation;
+    const Quat& q = y.rotation;
+    if (p.w != q.w || p.x != q.x || p.y != q.y || p.z != q.z) {
+      // Normalised lerp the shorter way (q and -q are one turn).
+      const float s =
+          p.w * q.w + p.x * q.x + p.y * q.y + p.z * q.z < 0.0f ? -1.0f : 1.0f;
+      const float g = 1.0f - f;
+      const float w = g * p.w + f * (s * q.w), i = g * p.x + f * (s * q.x),
+                  j = g * p.y + f * (s * q.y), k = g * p.z + f * (s * q.z);
+      const float len = std::sqrt(w * w + i * i + j * j + k * k);
+      r.rotation = Quat{w / len, i / len, j / len, k / len};
+    }
+    return r;
+  }
   if (std::holds_alternative<RotatedRect>(a) &&
       std::holds_alternative<RotatedRect>(b)) {
     const RotatedRect& x = std::get<RotatedRect>(a);

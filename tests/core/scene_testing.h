@@ -4,6 +4,7 @@
 #define COLLISION_TESTS_CORE_SCENE_TESTING_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <random>
@@ -87,6 +88,37 @@ class Generator {
     const Vec3 min{Coord(), Coord(), Coord()};
     return Box{min, {min.x + Size(), min.y + Size(), min.z + Size()}};
   }
+  // Limbs: integer ends now and then (exact touches), zero-length ones
+  // (spheres) and bare segments.
+  Shape Capsule() {
+    const Vec3 a{Coord(), Coord(), Coord()};
+    const Vec3 b = Chance(0.1) ? a
+                               : Vec3{a.x + Size() - 2, a.y + Size() - 2,
+                                      a.z + Size() - 2};
+    return Capsule3{a, b, Size()};
+  }
+  // Unit quaternions: none, quarter turns about an axis, arbitrary.
+  Quat Turn() {
+    if (Chance(0.2)) return Quat{};
+    if (Chance(0.3)) {
+      const float h = 0.70710678f;
+      Quat q{h, 0, 0, 0};
+      const int axis = Int(0, 2);
+      (axis == 0 ? q.x : axis == 1 ? q.y : q.z) = Chance(0.5) ? h : -h;
+      return q;
+    }
+    std::normal_distribution<double> g;
+    double q[4], n = 0;
+    for (double& v : q) v = g(rng_), n += v * v;
+    n = std::sqrt(n);
+    return Quat{float(q[0] / n), float(q[1] / n), float(q[2] / n),
+                float(q[3] / n)};
+  }
+  Shape Obb() {
+    return OrientedBox{{Coord(), Coord(), Coord()},
+                       {Size() / 2, Size() / 2, Size() / 2},
+                       Turn()};
+  }
 
   Shape EntityShape() {
     switch (mix_) {
@@ -106,15 +138,34 @@ class Generator {
       case Mix::kBalls2D:
         return Ball2(Chance(0.3));
       case Mix::k3D:
-        return Chance(0.5) ? Ball3(Chance(0.3)) : Box3();
+        switch (Int(0, 3)) {
+          case 0:
+            return Ball3(Chance(0.3));
+          case 1:
+            return Box3();
+          case 2:
+            return Capsule();
+          default:
+            return Obb();
+        }
     }
     return Vec2{};
   }
 
   Shape OverlapQuery() {
     if (mix_ == Mix::k3D) {
-      const int k = Int(0, 2);
-      return k == 0 ? Ball3(true) : k == 1 ? Ball3(false) : Box3();
+      switch (Int(0, 4)) {
+        case 0:
+          return Ball3(true);
+        case 1:
+          return Ball3(false);
+        case 2:
+          return Box3();
+        case 3:
+          return Capsule();
+        default:
+          return Obb();
+      }
     }
     switch (Int(0, 3)) {
       case 0:

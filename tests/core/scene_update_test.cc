@@ -39,10 +39,10 @@ Shape OfKind(Generator& g, ShapeKind kind) {
     case ShapeKind::kBox:
       return g.Box3();
     case ShapeKind::kCapsule3:
+      return g.Capsule();
     case ShapeKind::kOrientedBox:
-      break;  // not scene kinds
+      return g.Obb();
   }
-  ADD_FAILURE() << "no scene entity of kind " << KindName(kind);
   return Vec2{};
 }
 
@@ -62,6 +62,15 @@ std::vector<float> KindColumns(const Shape& s) {
   if (const auto* p = std::get_if<Vec3>(&s)) return {p->x, p->y, p->z};
   if (const auto* c = std::get_if<Sphere>(&s)) {
     return {c->center.x, c->center.y, c->center.z, c->radius};
+  }
+  if (const auto* c = std::get_if<Capsule3>(&s)) {
+    return {c->a.x, c->a.y, c->a.z, c->b.x, c->b.y, c->b.z, c->radius};
+  }
+  if (const auto* o = std::get_if<OrientedBox>(&s)) {
+    return {o->center.x,       o->center.y,       o->center.z,
+            o->half_extents.x, o->half_extents.y, o->half_extents.z,
+            o->rotation.w,     o->rotation.x,     o->rotation.y,
+            o->rotation.z};
   }
   const Box& b = std::get<Box>(s);
   return {b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z};

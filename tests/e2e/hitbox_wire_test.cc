@@ -1,8 +1,8 @@
 // Capsules and oriented boxes through a real server on 127.0.0.1:0: every
 // hitbox pairing answers as the core's hitbox functions answer in process,
-// the same bits in both orders; hand-worked cases give the numbers a reader can check;
-// every invalid field is refused by its path, and scenes refuse the kinds
-// by name.
+// the same bits in both orders; hand-worked cases give the numbers a reader
+// can check; every invalid field is refused by its path; scenes hold the
+// kinds and rewind them.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -449,30 +449,152 @@ TEST_F(HitboxWire, EveryInvalidFieldIsRefusedByItsPath) {
   EXPECT_THAT(not_a_query.error_message(), HasSubstr("queries[0].query"));
 }
 
-TEST_F(HitboxWire, ScenesRefuseTheHitboxKindsByName) {
+// A character's hitboxes as scene entities, moved over two ticks and shot
+// at in between: the rewound ray sees the interpolated poses (worked by
+// hand), overlap and nearest see the latest.
+TEST_F(HitboxWire, ScenesHoldCapsulesAndOrientedBoxesRewound) {
   scene_testing::Session session(*server_);
-  ASSERT_FALSE(
-      session.Send(scene_testing::Config(v1::DIMENSION_3D)).has_error());
-  v1::SceneRequest request;
-  request.mutable_update()->set_tick(1);
-  v1::SceneEntity* e = request.mutable_update()->add_upserts();
-  e->set_id(1);
-  ToProto(Capsule3{{0, 0, 0}, {1, 0, 0}, 1}, e->mutable_shape());
-  const v1::SceneResponse refused = session.Send(request);
-  ASSERT_TRUE(refused.has_error());
-  EXPECT_EQ(refused.error().code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(refused.error().message(),
-              HasSubstr("update.upserts[0].shape is a capsule3, which scenes "
-                        "do not take yet"));
-  v1::SceneRequest query;
-  ToProto(OrientedBox{{0, 0, 0}, {1, 1, 1}, {}},
-          query.add_queries()->mutable_overlap()->mutable_shape());
-  const v1::SceneResponse asked = session.Send(query);
-  ASSERT_TRUE(asked.has_error());
-  EXPECT_THAT(asked.error().message(),
-              HasSubstr("queries[0].overlap.shape is an oriented_box, which "
-                        "scenes do not take yet"));
+  v1::SceneRequest config = scene_testing::Config(v1::DIMENSION_3D);
+  config.mutable_config()->set_history_ticks(8);
+  ASSERT_FALSE(session.Send(config).has_error());
+  const float s2 = std::sqrt(0.5f);
+  auto update = [&](uint64_t tick, float lift, Quat turn) {
+    v1::SceneRequest r;
+    r.mutable_update()->set_tick(tick);
+    v1::SceneEntity* leg = r.mutable_update()->add_upserts();
+    leg->set_id(17);  // player 1, part 1
+    ToProto(Capsule3{{0, lift, 0}, {10, lift, 0}, 1}, leg->mutable_shape());
+    v1::SceneEntity* head = r.mutable_update()->add_upserts();
+    head->set_id(18);  // player 1, part 2
+    ToProto(OrientedBox{{20, 0, 0}, {1, 2, 3}, turn}, head->mutable_shape());
+    return r;
+  };
+  ASSERT_FALSE(session.Send(update(1, 0, Quat{})).has_error());
+  v1::SceneRequest second = update(2, 2, Quat{s2, 0, 0, s2});
+  // Rays along +y at x = 5 (through the capsule) and at x = 21.5 (through
+  // the box), at tick 1 + 0.5.
+  for (float x : {5.0f, 21.5f}) {
+    v1::SceneQuery* q = second.add_queries();
+    q->mutable_at()->set_tick(1);
+    q->mutable_at()->set_fraction(0.5f);
+    v1::RaycastQuery* ray = q->mutable_raycast();
+    ray->mutable_origin()->set_x(x);
+    ray->mutable_origin()->set_y(-10);
+    ray->mutable_direction()->set_y(1);
+    ray->set_max_distance(100);
+  }
+  // The latest tick: a sphere over the turned box's top face (z = 3).
+  v1::SceneQuery* overlap = second.add_queries();
+  ToProto(Sphere{{20, 0, 4}, 1.5f}, overlap->mutable_overlap()->mutable_shape());
+  overlap->mutable_overlap()->set_include_separation(true);
+  v1::SceneQuery* nearest = second.add_queries();
+  ToProto(Vec3{5, 10, 0}, nearest->mutable_nearest()->mutable_shape());
+  nearest->mutable_nearest()->set_k(1);
+  const v1::SceneResponse r = session.Send(second);
+  ASSERT_FALSE(r.has_error()) << r.error().message();
+  ASSERT_EQ(r.results_size(), 4);
+  // Capsule halfway up: its axis at y = 1, its surface at y = 0: t = 10.
+  ASSERT_EQ(r.results(0).hits_size(), 1);
+  EXPECT_EQ(r.results(0).hits(0).id(), 17u);
+  EXPECT_NEAR(r.results(0).hits(0).distance(), 10.0f, 1e-5);
+  EXPECT_NEAR(r.results(0).hits(0).normal().y(), -1.0f, 1e-6);
+  // The box halfway through a quarter turn about z: turned 45 degrees.
+  // Relative to its centre the ray is X = 1.5, Y = t - 10; in the box frame
+  // u = (X + Y) / sqrt(2), v = (Y - X) / sqrt(2), inside for |u| <= 1 and
+  // |v| <= 2: it enters through the face v = -2, at Y = 1.5 - 2 sqrt(2),
+  // whose outward normal is (sqrt(1/2), -sqrt(1/2), 0).
+  const double entry = 10.0 + 1.5 - 2.0 * std::sqrt(2.0);
+  ASSERT_EQ(r.results(1).hits_size(), 1);
+  EXPECT_EQ(r.results(1).hits(0).id(), 18u);
+  EXPECT_NEAR(r.results(1).hits(0).distance(), entry, 1e-5);
+  EXPECT_NEAR(r.results(1).hits(0).normal().x(), std::sqrt(0.5), 1e-6);
+  EXPECT_NEAR(r.results(1).hits(0).normal().y(), -std::sqrt(0.5), 1e-6);
+  // The sphere 1 above the face z = 3 (radius 1.5): 0.5 deep.
+  ASSERT_EQ(r.results(2).hits_size(), 1);
+  EXPECT_EQ(r.results(2).hits(0).id(), 18u);
+  EXPECT_NEAR(r.results(2).hits(0).separation(), -0.5f, 1e-6);
+  // Nearest to (5, 10, 0): the capsule at its latest pose (axis y = 2),
+  // 7 away from its surface.
+  ASSERT_EQ(r.results(3).hits_size(), 1);
+  EXPECT_EQ(r.results(3).hits(0).id(), 17u);
+  EXPECT_NEAR(r.results(3).hits(0).closest().signed_distance(), 7.0f, 1e-5);
   EXPECT_TRUE(session.Close().ok());
+}
+
+// The same hitboxes given as columns answer as given one by one; a bad row
+// is named by its group, column family and row.
+TEST_F(HitboxWire, SceneColumnsOfHitboxesAnswerAsPerEntityUpserts) {
+  const float s2 = std::sqrt(0.5f);
+  const Capsule3 limb{{0, 0, 0}, {10, 0, 0}, 1};
+  const OrientedBox head{{20, 0, 0}, {1, 2, 3}, {s2, 0, 0, s2}};
+  auto ask = [](v1::SceneRequest* r) {
+    for (float x : {5.0f, 20.5f}) {
+      v1::RaycastQuery* ray = r->add_queries()->mutable_raycast();
+      ray->mutable_origin()->set_x(x);
+      ray->mutable_origin()->set_y(-10);
+      ray->mutable_direction()->set_y(1);
+      ray->set_max_distance(100);
+    }
+  };
+  std::vector<std::string> answers;
+  for (bool columns : {false, true}) {
+    scene_testing::Session session(*server_);
+    ASSERT_FALSE(
+        session.Send(scene_testing::Config(v1::DIMENSION_3D)).has_error());
+    v1::SceneRequest r;
+    r.mutable_update()->set_tick(1);
+    if (columns) {
+      v1::EntityColumns* c = r.mutable_update()->add_upsert_columns();
+      c->add_ids(1);
+      v1::Capsule3Columns* caps = c->mutable_capsules();
+      caps->add_a_x(limb.a.x), caps->add_a_y(limb.a.y), caps->add_a_z(0);
+      caps->add_b_x(limb.b.x), caps->add_b_y(limb.b.y), caps->add_b_z(0);
+      caps->add_radius(limb.radius);
+      v1::EntityColumns* o = r.mutable_update()->add_upsert_columns();
+      o->add_ids(2);
+      v1::OrientedBoxColumns* box = o->mutable_oriented_boxes();
+      box->add_center_x(20), box->add_center_y(0), box->add_center_z(0);
+      box->add_half_x(1), box->add_half_y(2), box->add_half_z(3);
+      box->add_rotation_w(s2), box->add_rotation_x(0);
+      box->add_rotation_y(0), box->add_rotation_z(s2);
+    } else {
+      v1::SceneEntity* a = r.mutable_update()->add_upserts();
+      a->set_id(1);
+      ToProto(limb, a->mutable_shape());
+      v1::SceneEntity* b = r.mutable_update()->add_upserts();
+      b->set_id(2);
+      ToProto(head, b->mutable_shape());
+    }
+    ask(&r);
+    v1::SceneResponse answer = session.Send(r);
+    ASSERT_FALSE(answer.has_error()) << answer.error().message();
+    ASSERT_EQ(answer.results_size(), 2);
+    EXPECT_EQ(answer.results(0).hits_size(), 1);
+    EXPECT_EQ(answer.results(1).hits_size(), 1);
+    answer.clear_sequence();
+    answers.push_back(answer.SerializeAsString());
+    if (columns) {
+      // Row 1 of a group turned by a quaternion of length 2.
+      v1::SceneRequest bad;
+      bad.mutable_update()->set_tick(2);
+      v1::EntityColumns* o = bad.mutable_update()->add_upsert_columns();
+      v1::OrientedBoxColumns* box = o->mutable_oriented_boxes();
+      for (int row = 0; row < 2; ++row) {
+        o->add_ids(10 + row);
+        box->add_center_x(0), box->add_center_y(0), box->add_center_z(0);
+        box->add_half_x(1), box->add_half_y(1), box->add_half_z(1);
+        box->add_rotation_w(row == 1 ? 2.0f : 1.0f), box->add_rotation_x(0);
+        box->add_rotation_y(0), box->add_rotation_z(0);
+      }
+      const v1::SceneResponse refused = session.Send(bad);
+      ASSERT_TRUE(refused.has_error());
+      EXPECT_THAT(refused.error().message(),
+                  HasSubstr("update.upsert_columns[0].oriented_boxes[1]."
+                            "rotation must have unit length"));
+    }
+    EXPECT_TRUE(session.Close().ok());
+  }
+  EXPECT_EQ(answers[0], answers[1]);
 }
 
 }  // namespace

@@ -47,10 +47,16 @@ class ColumnReader {
       case v1::EntityColumns::kBoxes:
         if (flat) break;
         return Boxes(g_.boxes());
+      case v1::EntityColumns::kCapsules:
+        if (flat) break;
+        return Capsules(g_.capsules());
+      case v1::EntityColumns::kOrientedBoxes:
+        if (flat) break;
+        return OrientedBoxes(g_.oriented_boxes());
       case v1::EntityColumns::SHAPES_NOT_SET:
         v_->Add(path_ + ".shapes",
-                "is required: set circles, rects, rotated_rects, spheres or "
-                "boxes");
+                "is required: set circles, rects, rotated_rects, spheres, "
+                "boxes, capsules or oriented_boxes");
         return;
     }
     v_->Add(path_, absl::StrCat("holds shapes of the wrong dimension for a ",
@@ -218,6 +224,62 @@ class ColumnReader {
     Ordered(0, 3, "boxes", "x");
     Ordered(1, 4, "boxes", "y");
     Ordered(2, 5, "boxes", "z");
+  }
+
+  void Capsules(const v1::Capsule3Columns& c) {
+    const char* g = "capsules";
+    if (!Sized(c.a_x(), "capsules.a_x") || !Sized(c.a_y(), "capsules.a_y") ||
+        !Sized(c.a_z(), "capsules.a_z") || !Sized(c.b_x(), "capsules.b_x") ||
+        !Sized(c.b_y(), "capsules.b_y") || !Sized(c.b_z(), "capsules.b_z") ||
+        !Sized(c.radius(), "capsules.radius")) {
+      return;
+    }
+    out_->kind = ShapeKind::kCapsule3;
+    Coords(0, c.a_x(), g, "a_x");
+    Coords(1, c.a_y(), g, "a_y");
+    Coords(2, c.a_z(), g, "a_z");
+    Coords(3, c.b_x(), g, "b_x");
+    Coords(4, c.b_y(), g, "b_y");
+    Coords(5, c.b_z(), g, "b_z");
+    Lengths(6, c.radius(), g, "radius");
+  }
+  void OrientedBoxes(const v1::OrientedBoxColumns& b) {
+    const char* g = "oriented_boxes";
+    if (!Sized(b.center_x(), "oriented_boxes.center_x") ||
+        !Sized(b.center_y(), "oriented_boxes.center_y") ||
+        !Sized(b.center_z(), "oriented_boxes.center_z") ||
+        !Sized(b.half_x(), "oriented_boxes.half_x") ||
+        !Sized(b.half_y(), "oriented_boxes.half_y") ||
+        !Sized(b.half_z(), "oriented_boxes.half_z") ||
+        !Sized(b.rotation_w(), "oriented_boxes.rotation_w") ||
+        !Sized(b.rotation_x(), "oriented_boxes.rotation_x") ||
+        !Sized(b.rotation_y(), "oriented_boxes.rotation_y") ||
+        !Sized(b.rotation_z(), "oriented_boxes.rotation_z")) {
+      return;
+    }
+    out_->kind = ShapeKind::kOrientedBox;
+    Coords(0, b.center_x(), g, "center_x");
+    Coords(1, b.center_y(), g, "center_y");
+    Coords(2, b.center_z(), g, "center_z");
+    Lengths(3, b.half_x(), g, "half_x");
+    Lengths(4, b.half_y(), g, "half_y");
+    Lengths(5, b.half_z(), g, "half_z");
+    float* q[4] = {Out(6).data(), Out(7).data(), Out(8).data(), Out(9).data()};
+    for (std::size_t i = 0; i < n_; ++i) {
+      const int row = static_cast<int>(i);
+      q[0][i] = b.rotation_w(row), q[1][i] = b.rotation_x(row);
+      q[2][i] = b.rotation_y(row), q[3][i] = b.rotation_z(row);
+      if (!IsUnitQuaternion(q[0][i], q[1][i], q[2][i], q[3][i])) {
+        // The per-entity parser's words for it.
+        v1::Quaternion one;
+        one.set_w(q[0][i]);
+        one.set_x(q[1][i]);
+        one.set_y(q[2][i]);
+        one.set_z(q[3][i]);
+        parser_->Quaternion(true, one,
+                            absl::StrCat(path_, ".", g, "[", i, "].rotation"));
+      }
+    }
   }
 
   const v1::EntityColumns& g_;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -19,34 +21,56 @@ namespace collision::wire {
 namespace {
 
 bool ShapeFitsDimension(const Shape& shape, SceneDimension d) {
-  const ShapeKind k = KindOf(shape);
-  return InScenes(k) && Is3D(k) == (d == SceneDimension::k3D);
+  return Is3D(KindOf(shape)) == (d == SceneDimension::k3D);
 }
 
 // Why a valid shape cannot be in (or ask) a scene of dimension d.
 std::string WhyNotInScene(const Shape& shape, SceneDimension d) {
-  const ShapeKind k = KindOf(shape);
-  const char* name = KindName(k);
+  const char* name = KindName(KindOf(shape));
   const char* is_a = std::strchr("aeiou", name[0]) ? "is an " : "is a ";
-  if (!InScenes(k)) {
-    return absl::StrCat(is_a, name,
-                        ", which scenes do not take yet (Intersect and "
-                        "ClosestPoint answer it pair by pair)");
-  }
   return absl::StrCat(is_a, name, ", not a shape of this ", DimensionName(d),
                       " scene");
 }
 
-bool IdsIncrease(const ParsedSceneUpdate& u) {
-  bool increase = true;
-  bool first = true;
-  uint64_t last = 0;
-  u.ForEachUpsertId([&](uint64_t id) {
-    increase &= first || id > last;
-    first = false;
-    last = id;
-  });
-  return increase;
+// Whether no id can repeat among the upserts without looking them up: the
+// per-entity upserts and each column group each list their ids in
+// increasing order (a column of array indices, say), and the groups' id
+// ranges do not overlap (players' hitboxes by id after the world's
+// entities, say).
+bool IdsCannotRepeat(const ParsedSceneUpdate& u) {
+  struct Range {
+    uint64_t lo, hi;
+  };
+  std::vector<Range> ranges;
+  ranges.reserve(u.column_upserts.size() + 1);
+  const auto increasing = [&ranges](auto begin, auto end, auto id_of) {
+    if (begin == end) return true;
+    uint64_t last = id_of(*begin);
+    const uint64_t first = last;
+    for (auto it = std::next(begin); it != end; ++it) {
+      const uint64_t id = id_of(*it);
+      if (id <= last) return false;
+      last = id;
+    }
+    ranges.push_back({first, last});
+    return true;
+  };
+  if (!increasing(u.upserts.begin(), u.upserts.end(),
+                  [](const SceneUpsert& e) { return e.id; })) {
+    return false;
+  }
+  for (const SceneColumnUpserts& g : u.column_upserts) {
+    if (!increasing(g.ids.begin(), g.ids.end(),
+                    [](uint64_t id) { return id; })) {
+      return false;
+    }
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.lo < b.lo; });
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].lo <= ranges[i - 1].hi) return false;
+  }
+  return true;
 }
 
 void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
@@ -92,10 +116,8 @@ void ParseUpdate(const v1::SceneUpdate& u, const SceneSettings& settings,
     v->Add("update.removals",
            "must be empty in a snapshot (it replaces the whole world)");
   }
-  // Ids strictly increasing through the upserts (a column of array
-  // indices, say) cannot repeat: the set below, a hash apiece, is for the
-  // others.
-  if (out->removals.empty() && IdsIncrease(*out)) return;
+  // The set below, a hash apiece, is for ids that could repeat.
+  if (out->removals.empty() && IdsCannotRepeat(*out)) return;
   absl::flat_hash_set<uint64_t> seen;
   seen.reserve(out->upserts.size() + out->removals.size());
   for (std::size_t i = 0; i < out->removals.size(); ++i) {

@@ -32,6 +32,12 @@ float InnerRadius(Family family, const float* v) {
     case Family::kBox:
       r = 0.5f * std::min({v[3] - v[0], v[4] - v[1], v[5] - v[2]});
       break;
+    case Family::kCapsule3:
+      r = v[6];
+      break;
+    case Family::kOrientedBox:
+      r = std::min({v[3], v[4], v[5]});
+      break;
   }
   // (NaN becomes 0: max returns its first argument unless the second is
   // greater.)
@@ -39,6 +45,19 @@ float InnerRadius(Family family, const float* v) {
 }
 
 Aabb PoseBox(Family family, const float* v) {
+  if (family == Family::kOrientedBox) {
+    // The ball about the centre through the corners holds every turn; a
+    // centre lerped between two poses stays in their boxes' hull.
+    const float r = std::sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+    const float m = std::fabs(v[0]) + std::fabs(v[1]) + std::fabs(v[2]) + r;
+    const float eps = m * kWiden + 1e-30f;
+    Aabb box;
+    for (int a = 0; a < 3; ++a) {
+      box.lo[a] = v[a] - r - eps;
+      box.hi[a] = v[a] + r + eps;
+    }
+    return box;
+  }
   if (family != Family::kRotatedRect) return BoundsOf(family, v);
   // Corners relative to the pivot are (-pivot) .. (size - pivot) per axis;
   // the farthest one bounds every rotation, and interpolation cannot leave
@@ -57,6 +76,29 @@ Aabb PoseBox(Family family, const float* v) {
   box.hi[1] = v[5] + r + eps;
   box.hi[2] = eps;
   return box;
+}
+
+// A unit quaternion between a and b (w, x, y, z): the normalised lerp along
+// the shorter way (b negated when a . b < 0: q and -q are the same turn), so
+// the turn goes the shorter way round and never through a zero quaternion
+// (|lerp| >= sqrt(1/2) once a . b >= 0). Unchanged turns stay exact.
+void InterpolateQuaternion(const float* a, const float* b, float f,
+                           float* out) {
+  if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3]) {
+    std::copy(a, a + 4, out);
+    return;
+  }
+  const float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+  const float sign = dot < 0.0f ? -1.0f : 1.0f;
+  const float w = 1.0f - f;
+  float q[4];
+  float n2 = 0.0f;
+  for (int i = 0; i < 4; ++i) {
+    q[i] = w * a[i] + f * (sign * b[i]);
+    n2 += q[i] * q[i];
+  }
+  const float len = std::sqrt(n2);
+  for (int i = 0; i < 4; ++i) out[i] = q[i] / len;
 }
 
 void Interpolate(Family family, const float* a, const float* b, float f,
@@ -80,6 +122,10 @@ void Interpolate(Family family, const float* a, const float* b, float f,
     for (int axis = 0; axis < 3; ++axis) {
       out[3 + axis] = std::max(out[3 + axis], out[axis]);
     }
+  }
+  if (family == Family::kOrientedBox) {
+    InterpolateQuaternion(a + 6, b + 6, f, out + 6);
+    return;
   }
   if (family != Family::kRotatedRect) return;
   if (a[6] == b[6] && a[7] == b[7]) return;  // the same turn

@@ -127,7 +127,8 @@ constexpr uint64_t kEveryTick = uint64_t{1} << 63;
 
 // A pose's box, grown to hold every interpolated pose between it and
 // another pose's box: the store's box, except for a rotated rect, boxed by
-// the disc about its position through its farthest corner.
+// the disc about its position through its farthest corner, and an oriented
+// box, by the ball about its centre through its corners.
 Aabb PoseBox(Family family, const float* values);
 
 // The radius of a ball the shape holds about its centre (0 for a point; a

@@ -59,7 +59,7 @@ void MoveOrder::WriteEntries(Store* s, size_t begin, size_t end,
     source.template Read<kCols>(j, values, &category);
     for (size_t c = 0; c < kCols; ++c) columns[c][slot] = values[c];
     categories[slot] = category;
-    if constexpr (F == Family::kRotatedRect) {
+    if constexpr (F == Family::kRotatedRect || F == Family::kOrientedBox) {
       boxes[slot] = BoundsOf(F, values);
     } else {
       boxes[slot] = BoundsAs<F>(values);

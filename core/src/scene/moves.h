@@ -114,6 +114,10 @@ class MoveOrder {
         return f(std::integral_constant<Family, Family::kBall3>{});
       case Family::kBox:
         return f(std::integral_constant<Family, Family::kBox>{});
+      case Family::kCapsule3:
+        return f(std::integral_constant<Family, Family::kCapsule3>{});
+      case Family::kOrientedBox:
+        return f(std::integral_constant<Family, Family::kOrientedBox>{});
     }
   }
   void IndexSlots(size_t store_size);

@@ -1,7 +1,9 @@
 // The scene: id map, staged updates, hierarchy upkeep and the four queries.
 // The narrow phase calls the kernels of kernels.h (overlap, nearest) on a
-// leaf's contiguous columns against the query broadcast into short columns,
-// and the scalar casts of cast.h per candidate; the hierarchy only prunes.
+// leaf's contiguous columns against the query broadcast into short columns
+// (capsules and oriented boxes, which have no kernels: the scalar
+// Intersect / ClosestPoint per entity), and the scalar casts of cast.h per
+// candidate; the hierarchy only prunes.
 #include "collision/core/scene.h"
 
 #include <algorithm>
@@ -128,6 +130,10 @@ void IntersectRun(Family qf, const float* const* q, Family ef,
         simd::IntersectBoxBoxColumns(Box6(q), Box6(e), n, b, out);
       }
       return;
+    case Family::kCapsule3:
+    case Family::kOrientedBox:
+      assert(false && "scalar families: ScalarIntersectRun");
+      return;
   }
 }
 
@@ -146,6 +152,48 @@ void ClosestPointRun(Family qf, const float* const* q, Family ef,
     simd::ClosestPointOnSphereColumns(Ball3(q), Ball3(e), n, b, out);
   } else {
     simd::ClosestPointOnBoxColumns(Ball3(q), Box6(e), n, b, out);
+  }
+}
+
+// The shape stored in `slot`, as the scalar functions take it.
+Shape StoredShape(const Store& s, size_t slot) {
+  float v[scene::kMaxColumns];
+  for (size_t c = 0; c < scene::ColumnCount(s.family); ++c) {
+    v[c] = s.columns[c][slot];
+  }
+  return scene::ShapeFromColumns(s.family, v);
+}
+
+// IntersectRun and ClosestPointRun where the query or the stored family has
+// no kernel (capsules, oriented boxes): the scalar answer per entity.
+void ScalarIntersectRun(const Shape& query, const Store& s, size_t slot,
+                        size_t n, Boundary b,
+                        const simd::IntersectOutputs& out) {
+  for (size_t i = 0; i < n; ++i) {
+    const IntersectResult r = Intersect(query, StoredShape(s, slot + i), b);
+    out.hit[i] = r.hit ? 1 : 0;
+    out.relation[i] = r.relation;
+    out.separation[i] = r.separation;
+  }
+}
+void ScalarClosestPointRun(const Shape& query, const Store& s, size_t slot,
+                           size_t n, Boundary b,
+                           const simd::ClosestPointOutputs& out) {
+  for (size_t i = 0; i < n; ++i) {
+    const ClosestPointResult r =
+        ClosestPoint(query, StoredShape(s, slot + i), b);
+    out.closest_x[i] = r.closest_point.x;
+    out.closest_y[i] = r.closest_point.y;
+    out.closest_z[i] = r.closest_point.z;
+    out.surface_x[i] = r.surface_point.x;
+    out.surface_y[i] = r.surface_point.y;
+    out.surface_z[i] = r.surface_point.z;
+    out.normal_x[i] = r.normal.x;
+    out.normal_y[i] = r.normal.y;
+    out.normal_z[i] = r.normal.z;
+    out.signed_distance[i] = r.signed_distance;
+    out.gap[i] = r.gap;
+    out.inside[i] = r.inside ? 1 : 0;
   }
 }
 
@@ -183,8 +231,9 @@ struct Scene::Impl {
   const Store& store(Family f) const { return stores[static_cast<int>(f)]; }
   // The families a query of this dimension can meet.
   std::pair<int, int> FamilyRange() const {
-    return dimension == SceneDimension::k2D ? std::make_pair(0, 3)
-                                            : std::make_pair(3, 5);
+    return dimension == SceneDimension::k2D
+               ? std::make_pair(0, scene::kFirst3DFamily)
+               : std::make_pair(scene::kFirst3DFamily, scene::kNumFamilies);
   }
 
   void Maintain(Store& s);
@@ -421,9 +470,15 @@ bool Scene::Overlap(const Shape& query, Boundary boundary,
   for (int f = first; f < last; ++f) {
     const Store& s = impl_->stores[f];
     if (s.size() == s.dead) continue;
+    const bool scalar =
+        scene::IsScalarFamily(qf) || scene::IsScalarFamily(s.family);
     ForEachOverlappingRun(s, qbox, [&](size_t slot, size_t n) {
-      const Run e(s, slot);
-      IntersectRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
+      if (scalar) {
+        ScalarIntersectRun(query, s, slot, n, boundary, out);
+      } else {
+        const Run e(s, slot);
+        IntersectRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
+      }
       for (size_t i = 0; i < n; ++i) {
         if (hit[i] && Passes(s, slot + i, filter)) {
           collector.Add(s.ids[slot + i],
@@ -465,8 +520,12 @@ bool Scene::Nearest(const Shape& query, size_t k, float max_gap,
   const simd::ClosestPointOutputs out{cx, cy, cz, sx, sy,  sz,
                                       nx, ny, nz, sd, gap, inside};
   auto leaf = [&](const Store& s, size_t slot, size_t n) {
-    const Run e(s, slot);
-    ClosestPointRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
+    if (scene::IsScalarFamily(s.family)) {
+      ScalarClosestPointRun(query, s, slot, n, boundary, out);
+    } else {
+      const Run e(s, slot);
+      ClosestPointRun(qf, q.cols, s.family, e.cols, Lanes(n), boundary, out);
+    }
     for (size_t i = 0; i < n; ++i) {
       if (!best.Admits(gap[i]) || !Passes(s, slot + i, filter)) continue;
       NearestHit h;
@@ -511,12 +570,7 @@ bool Scene::Cast(const CastQuery& cast, Boundary boundary,
 
   // Each candidate's exact answer from cast.h.
   auto answer = [&](const Store& s, size_t slot) {
-    float v[scene::kMaxColumns];
-    for (size_t c = 0; c < scene::ColumnCount(s.family); ++c) {
-      v[c] = s.columns[c][slot];
-    }
-    return scene::CastAgainst(cast, flat, scene::ShapeFromColumns(s.family, v),
-                              boundary);
+    return scene::CastAgainst(cast, flat, StoredShape(s, slot), boundary);
   };
   // A candidate whose box the segment enters no later than the best hit.
   auto consider = [&](const Store& s, size_t slot) {

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "collision/core/hitbox3.h"
 #include "collision/core/scalar.h"
 
 namespace collision {
@@ -21,6 +22,11 @@ Shape ShapeFromColumns(Family family, const float* v) {
       return Sphere{{v[0], v[1], v[2]}, v[3]};
     case Family::kBox:
       return Box{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}};
+    case Family::kCapsule3:
+      return Capsule3{{v[0], v[1], v[2]}, {v[3], v[4], v[5]}, v[6]};
+    case Family::kOrientedBox:
+      return OrientedBox{
+          {v[0], v[1], v[2]}, {v[3], v[4], v[5]}, {v[6], v[7], v[8], v[9]}};
   }
   return Vec2{};
 }
@@ -54,6 +60,22 @@ Aabb BoundsOf(Family family, const float* v) {
       return BoundsAs<Family::kBall3>(v);
     case Family::kBox:
       return BoundsAs<Family::kBox>(v);
+    case Family::kCapsule3:
+      return BoundsAs<Family::kCapsule3>(v);
+    case Family::kOrientedBox: {
+      // centre +- |R| h per axis, R as hitbox3 computes it (snapped).
+      const Mat3 r = RotationMatrix(Quat{v[6], v[7], v[8], v[9]});
+      float ext[3];
+      float m = 0.0f;
+      for (int row = 0; row < 3; ++row) {
+        ext[row] = std::fabs(r.m[3 * row]) * v[3] +
+                   std::fabs(r.m[3 * row + 1]) * v[4] +
+                   std::fabs(r.m[3 * row + 2]) * v[5];
+        m = std::max(m, std::fabs(v[row]) + ext[row]);
+      }
+      return WidenedBox(v[0] - ext[0], v[1] - ext[1], v[2] - ext[2],
+                        v[0] + ext[0], v[1] + ext[1], v[2] + ext[2], m);
+    }
   }
   return EmptyAabb();
 }

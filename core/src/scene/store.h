@@ -22,9 +22,24 @@ namespace collision {
 namespace scene {
 
 // Shapes that share a kernel operand: points are zero-radius balls.
-enum class Family : uint8_t { kBall2, kRect, kRotatedRect, kBall3, kBox };
-inline constexpr int kNumFamilies = 5;
-inline constexpr size_t kMaxColumns = 8;
+// The 3D families follow the 2D ones. Capsules and oriented boxes have no
+// kernels: the narrow phase answers them one entity at a time (scene.cc).
+enum class Family : uint8_t {
+  kBall2,
+  kRect,
+  kRotatedRect,
+  kBall3,
+  kBox,
+  kCapsule3,
+  kOrientedBox
+};
+inline constexpr int kNumFamilies = 7;
+inline constexpr int kFirst3DFamily = 3;
+inline constexpr size_t kMaxColumns = kMaxKindColumns;
+// Families whose narrow phase is the scalar Intersect/ClosestPoint.
+constexpr bool IsScalarFamily(Family f) {
+  return f == Family::kCapsule3 || f == Family::kOrientedBox;
+}
 // Zeros kept after the last slot of every column, so that a kernel can run
 // a whole vector (16 floats on AVX-512) from any slot: a leaf of 8 is run as
 // 16 lanes and the extra answers ignored, which is cheaper than the kernels'
@@ -33,8 +48,9 @@ inline constexpr size_t kColumnPadding = 16;
 
 // The kind each family stores (its kernels' operand).
 inline constexpr ShapeKind kFamilyKind[kNumFamilies] = {
-    ShapeKind::kCircle, ShapeKind::kRect, ShapeKind::kRotatedRect,
-    ShapeKind::kSphere, ShapeKind::kBox};
+    ShapeKind::kCircle, ShapeKind::kRect,     ShapeKind::kRotatedRect,
+    ShapeKind::kSphere, ShapeKind::kBox,      ShapeKind::kCapsule3,
+    ShapeKind::kOrientedBox};
 
 namespace store_internal {
 // Each kind's family, looked up once at compile time: upserts ask per
@@ -67,7 +83,6 @@ constexpr size_t ColumnCount(Family family) {
 namespace store_internal {
 constexpr bool EveryKindHasItsFamily() {
   for (const ShapeKindInfo& info : kShapeKindTable) {
-    if (!info.in_scenes) continue;
     const Family f = FamilyOf(info.kind);
     if (kFamilyKind[static_cast<int>(f)] != info.computed_as) return false;
     if (ColumnCount(f) > kMaxColumns) return false;
@@ -124,11 +139,22 @@ inline void ShapeColumns(const Shape& shape, float* v) {
       v[3] = b.max.x, v[4] = b.max.y, v[5] = b.max.z;
       return;
     }
-    case ShapeKind::kCapsule3:
-    case ShapeKind::kOrientedBox:
-      // Not scene kinds (InScenes): the wire refuses them before a scene.
-      assert(false && "not a scene kind");
+    case ShapeKind::kCapsule3: {
+      const Capsule3& c = std::get<Capsule3>(shape);
+      v[0] = c.a.x, v[1] = c.a.y, v[2] = c.a.z;
+      v[3] = c.b.x, v[4] = c.b.y, v[5] = c.b.z;
+      v[6] = c.radius;
       return;
+    }
+    case ShapeKind::kOrientedBox: {
+      const OrientedBox& b = std::get<OrientedBox>(shape);
+      v[0] = b.center.x, v[1] = b.center.y, v[2] = b.center.z;
+      v[3] = b.half_extents.x, v[4] = b.half_extents.y;
+      v[5] = b.half_extents.z;
+      v[6] = b.rotation.w, v[7] = b.rotation.x, v[8] = b.rotation.y;
+      v[9] = b.rotation.z;
+      return;
+    }
   }
 }
 Aabb BoundsOf(Family family, const float* values);
@@ -149,11 +175,13 @@ inline Aabb WidenedBox(float lx, float ly, float lz, float hx, float hy,
   return box;
 }
 
-// BoundsOf for a family known at compile time (all but rotated rects),
-// inline so that loops over one family's slots compile without a switch.
+// BoundsOf for a family known at compile time (all but rotated rects and
+// oriented boxes), inline so that loops over one family's slots compile
+// without a switch.
 template <Family F>
 inline Aabb BoundsAs(const float* v) {
-  static_assert(F != Family::kRotatedRect, "rotated rects: BoundsOf");
+  static_assert(F != Family::kRotatedRect && F != Family::kOrientedBox,
+                "rotated rects and oriented boxes: BoundsOf");
   if constexpr (F == Family::kBall2) {
     const float m = std::fabs(v[0]) + std::fabs(v[1]) + v[2];
     return WidenedBox(v[0] - v[2], v[1] - v[2], 0.0f, v[0] + v[2], v[1] + v[2],
@@ -166,6 +194,14 @@ inline Aabb BoundsAs(const float* v) {
     const float m = std::fabs(v[0]) + std::fabs(v[1]) + std::fabs(v[2]) + v[3];
     return WidenedBox(v[0] - v[3], v[1] - v[3], v[2] - v[3], v[0] + v[3],
                       v[1] + v[3], v[2] + v[3], m);
+  } else if constexpr (F == Family::kCapsule3) {
+    float m = v[6];
+    for (int i = 0; i < 6; ++i) m = std::max(m, std::fabs(v[i]));
+    const float r = v[6];
+    return WidenedBox(
+        std::min(v[0], v[3]) - r, std::min(v[1], v[4]) - r,
+        std::min(v[2], v[5]) - r, std::max(v[0], v[3]) + r,
+        std::max(v[1], v[4]) + r, std::max(v[2], v[5]) + r, m + r);
   } else {
     float m = 0.0f;
     for (int i = 0; i < 6; ++i) m = std::max(m, std::fabs(v[i]));

@@ -16,6 +16,7 @@
 #ifndef COLLISION_CORE_SHAPES_H_
 #define COLLISION_CORE_SHAPES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <variant>
@@ -180,25 +181,31 @@ struct ShapeKindInfo {
   // capsule3 a_x a_y a_z b_x b_y b_z radius; oriented box center_x center_y
   // center_z half_x half_y half_z w x y z.
   int columns;
-  // Scene entities can be of this kind (the hitbox kinds are pairwise
-  // only for now: a scene refuses them by name).
-  bool in_scenes;
 };
 
 inline constexpr ShapeKindInfo kShapeKindTable[kShapeKinds] = {
-    {ShapeKind::kPoint2, "point", 2, true, ShapeKind::kCircle, 2, true},
-    {ShapeKind::kCircle, "circle", 2, true, ShapeKind::kCircle, 3, true},
-    {ShapeKind::kRect, "rect", 2, false, ShapeKind::kRect, 4, true},
+    {ShapeKind::kPoint2, "point", 2, true, ShapeKind::kCircle, 2},
+    {ShapeKind::kCircle, "circle", 2, true, ShapeKind::kCircle, 3},
+    {ShapeKind::kRect, "rect", 2, false, ShapeKind::kRect, 4},
     {ShapeKind::kRotatedRect, "rotated_rect", 2, false, ShapeKind::kRotatedRect,
-     8, true},
-    {ShapeKind::kPoint3, "point3", 3, true, ShapeKind::kSphere, 3, true},
-    {ShapeKind::kSphere, "sphere", 3, true, ShapeKind::kSphere, 4, true},
-    {ShapeKind::kBox, "box", 3, false, ShapeKind::kBox, 6, true},
-    {ShapeKind::kCapsule3, "capsule3", 3, false, ShapeKind::kCapsule3, 7,
-     false},
+     8},
+    {ShapeKind::kPoint3, "point3", 3, true, ShapeKind::kSphere, 3},
+    {ShapeKind::kSphere, "sphere", 3, true, ShapeKind::kSphere, 4},
+    {ShapeKind::kBox, "box", 3, false, ShapeKind::kBox, 6},
+    {ShapeKind::kCapsule3, "capsule3", 3, false, ShapeKind::kCapsule3, 7},
     {ShapeKind::kOrientedBox, "oriented_box", 3, false,
-     ShapeKind::kOrientedBox, 10, false},
+     ShapeKind::kOrientedBox, 10},
 };
+
+// The most columns a kind has.
+constexpr int MaxKindColumns() {
+  int most = 0;
+  for (const ShapeKindInfo& info : kShapeKindTable) {
+    most = info.columns > most ? info.columns : most;
+  }
+  return most;
+}
+inline constexpr size_t kMaxKindColumns = MaxKindColumns();
 
 constexpr const ShapeKindInfo& InfoOf(ShapeKind k) {
   return kShapeKindTable[static_cast<int>(k)];
@@ -254,7 +261,6 @@ inline ShapeKind KindOf(const Shape& s) {
 }
 constexpr bool Is3D(ShapeKind k) { return InfoOf(k).dimension == 3; }
 constexpr bool IsBall(ShapeKind k) { return InfoOf(k).ball; }
-constexpr bool InScenes(ShapeKind k) { return InfoOf(k).in_scenes; }
 // "point", "circle", "rect", "rotated_rect", "point3", "sphere", "box",
 // "capsule3", "oriented_box".
 constexpr const char* KindName(ShapeKind k) { return InfoOf(k).name; }

@@ -77,7 +77,8 @@ struct SceneColumnUpserts {
   ShapeKind kind = ShapeKind::kCircle;
   std::vector<uint64_t> ids;
   std::vector<uint32_t> categories;           // one per id, or empty: all 1
-  std::array<std::vector<float>, 8> columns;  // the first ColumnsOf(kind)
+  // The first ColumnsOf(kind).
+  std::array<std::vector<float>, kMaxKindColumns> columns;
 
   std::size_t size() const { return ids.size(); }
   uint32_t category(std::size_t i) const {
@@ -95,14 +96,6 @@ struct ParsedSceneUpdate {
   std::vector<SceneColumnUpserts> column_upserts;  // then these
 
   std::size_t upsert_count() const;
-  // Calls f(id) for every upsert, per-entity ones first.
-  template <typename F>
-  void ForEachUpsertId(F&& f) const {
-    for (const SceneUpsert& e : upserts) f(e.id);
-    for (const SceneColumnUpserts& g : column_upserts) {
-      for (uint64_t id : g.ids) f(id);
-    }
-  }
 };
 
 enum class SceneQueryKind { kOverlap, kNearest, kCast };
