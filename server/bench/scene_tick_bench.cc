@@ -27,6 +27,7 @@
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
 #include "server/bench/frame_socket.h"
+#include "server/bench/tick_runner.h"
 #include "server/scene_recorder.h"
 #include "server/server.h"
 
@@ -154,76 +155,19 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   const bool rewind = state.range(2) != 0;
   const Ticks ticks =
       MakeTicks(columns, kTicks, static_cast<int>(state.range(1)), rewind);
-  wire::SceneLimits limits;
-  v1::SceneConfig config;
-  config.set_dimension(v1::DIMENSION_2D);
-  config.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
-  const wire::SceneSettings settings = *wire::ParseSceneConfig(config, limits);
-  Scene scene(settings.dimension);
-  // One second of history at 64 Hz, as a scene keeps by default.
-  SceneHistory history(settings.dimension, settings.history_ticks,
-                       limits.history_bytes);
-  std::optional<uint64_t> tick;
-  uint64_t cycle = 0;
-  std::string out;
-  size_t next = 0;
-  int64_t hits = 0;
-  double answer_micros = 0;
-  double update_micros = 0;   // the scene's update (not the history's)
-  double queries_micros = 0;  // AnswerSceneQueries
-  double record_micros = 0;   // SceneRecorder::Record
-  const auto micros_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now() - t)
-        .count();
-  };
-  // One tick, as SceneSession handles a message; false on a rejected one.
+  bench::TickRunner runner(v1::DIMENSION_2D);
+  uint64_t handled = 0;
+  // One tick; false on a rejected one. Ticks repeat: their numbers go on
+  // with the cycle.
   const auto handle = [&]() -> bool {
-    const auto iteration_start = std::chrono::steady_clock::now();
-    google::protobuf::Arena arena;
-    auto* request =
-        google::protobuf::Arena::CreateMessage<v1::SceneRequest>(&arena);
-    auto* response =
-        google::protobuf::Arena::CreateMessage<v1::SceneResponse>(&arena);
-    const std::string& bytes = ticks.requests[next];
-    request->ParseFromString(bytes);
-    // Ticks repeat: their numbers go on with the cycle.
-    if (next == 0 && tick.has_value()) ++cycle;
-    const uint64_t offset = cycle * kTicks;
-    request->mutable_update()->set_tick(request->update().tick() + offset);
-    for (v1::SceneQuery& q : *request->mutable_queries()) {
-      if (q.has_at()) q.mutable_at()->set_tick(q.at().tick() + offset);
-    }
-    absl::StatusOr<wire::ParsedSceneMessage> parsed =
-        wire::ParseSceneMessage(*request, settings, tick, scene, limits, false);
-    if (!parsed.ok()) {
-      state.SkipWithError(std::string(parsed.status().message()).c_str());
+    const absl::Status s =
+        runner.Handle(ticks.requests[handled % kTicks],
+                      handled / kTicks * kTicks, recorder.get());
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
       return false;
     }
-    // As SceneSession: the history records the tick after the answer
-    // unless a rewound query needs it first.
-    const bool record_later = !handlers::RecordUpdateFirst(*parsed, history);
-    const auto update_start = std::chrono::steady_clock::now();
-    handlers::ApplyToScene(parsed->update, &scene);
-    update_micros += micros_since(update_start);
-    handlers::ApplyToHistory(parsed->update, &history, record_later);
-    tick = parsed->update.tick;
-    const auto queries_start = std::chrono::steady_clock::now();
-    handlers::AnswerSceneQueries(parsed->queries, scene, &history, tick, limits,
-                                 response);
-    queries_micros += micros_since(queries_start);
-    if (recorder != nullptr) {
-      const auto record_start = std::chrono::steady_clock::now();
-      recorder->Record(*request, *response);
-      record_micros += micros_since(record_start);
-    }
-    response->SerializeToString(&out);
-    answer_micros += std::chrono::duration<double, std::micro>(
-                         std::chrono::steady_clock::now() - iteration_start)
-                         .count();
-    if (record_later) history.Commit(*tick);
-    for (const auto& r : response->results()) hits += r.hits_size();
-    next = (next + 1) % kTicks;
+    ++handled;
     return true;
   };
   // Warmed up as a match that has run for a while: the history full (its
@@ -231,11 +175,7 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   for (int t = 0; t < 2 * kTicks; ++t) {
     if (!handle()) return;
   }
-  hits = 0;
-  answer_micros = 0;
-  update_micros = 0;
-  queries_micros = 0;
-  record_micros = 0;
+  runner.Reset();
   for (auto _ : state) {
     if (idle_ms > 0) {
       state.PauseTiming();
@@ -246,24 +186,27 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   }
   // The time a caller waits for (the answer encoded); the benchmark's own
   // time adds the history's recording after it, the CPU a tick costs.
+  const bench::TickRunner::Times& times = runner.times();
   state.counters["answer_us"] =
-      benchmark::Counter(answer_micros, benchmark::Counter::kAvgIterations);
+      benchmark::Counter(times.answer, benchmark::Counter::kAvgIterations);
   state.counters["update_us"] =
-      benchmark::Counter(update_micros, benchmark::Counter::kAvgIterations);
+      benchmark::Counter(times.update, benchmark::Counter::kAvgIterations);
   state.counters["queries_us"] =
-      benchmark::Counter(queries_micros, benchmark::Counter::kAvgIterations);
+      benchmark::Counter(times.queries, benchmark::Counter::kAvgIterations);
+  const SceneHistory& history = runner.history();
   state.counters["history_MB"] =
       static_cast<double>(history.Stats().memory_bytes) / 1e6;
   state.counters["history_ticks"] =
       static_cast<double>(history.latest() - history.oldest() + 1);
   state.counters["request_bytes"] =
       static_cast<double>(ticks.requests[0].size());
-  state.counters["response_bytes"] = static_cast<double>(out.size());
+  state.counters["response_bytes"] =
+      static_cast<double>(runner.last_answer().size());
   state.counters["hits_per_tick"] = benchmark::Counter(
-      static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+      static_cast<double>(runner.hits()), benchmark::Counter::kAvgIterations);
   if (recorder != nullptr) {
     state.counters["record_us"] =
-        benchmark::Counter(record_micros, benchmark::Counter::kAvgIterations);
+        benchmark::Counter(times.record, benchmark::Counter::kAvgIterations);
     // 1: the recording kept up (the writer never fell behind its bound).
     state.counters["recorded"] = recorder->stopped() ? 0 : 1;
     recorder.reset();

@@ -118,6 +118,26 @@ TEST(SceneUpdate, AnIdRepeatedInOneUpdateIsFoundInAnyOrder) {
   AddCircle(both.mutable_update(), 1, 0);
   AddColumns(both.mutable_update(), {2, 3});
   EXPECT_TRUE(f.Parse(both).ok());
+  // So are groups each increasing whose id ranges do not meet, in any order
+  // (hitboxes by id after the world's entities, sent first).
+  v1::SceneRequest apart;
+  apart.mutable_update()->set_tick(2);
+  AddCircle(apart.mutable_update(), 100, 0);
+  AddCircle(apart.mutable_update(), 101, 0);
+  AddColumns(apart.mutable_update(), {50, 60});
+  AddColumns(apart.mutable_update(), {2, 3});
+  EXPECT_TRUE(f.Parse(apart).ok());
+  // Two increasing groups whose ranges meet at a shared id.
+  v1::SceneRequest meet;
+  meet.mutable_update()->set_tick(2);
+  AddCircle(meet.mutable_update(), 100, 0);
+  AddColumns(meet.mutable_update(), {1, 5});
+  AddColumns(meet.mutable_update(), {5, 9});
+  const absl::StatusOr<ParsedSceneMessage> shared = f.Parse(meet);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_THAT(shared.status().message(),
+              HasSubstr("update.upsert_columns[1].ids[0]: entity 5 appears "
+                        "twice"));
 }
 
 TEST(SceneUpdate, TheEntityLimitCountsOnlyNewIds) {
