@@ -185,6 +185,19 @@ export interface BoxColumns {
   minX: NumberColumn; minY: NumberColumn; minZ: NumberColumn;
   maxX: NumberColumn; maxY: NumberColumn; maxZ: NumberColumn;
 }
+/** Capsules in 3D (scene upsert columns): ends a and b, radius. */
+export interface Capsule3Columns {
+  aX: NumberColumn; aY: NumberColumn; aZ: NumberColumn;
+  bX: NumberColumn; bY: NumberColumn; bZ: NumberColumn;
+  radius: NumberColumn;
+}
+/** Oriented boxes (scene upsert columns); every row's quaternion unit. */
+export interface OrientedBoxColumns {
+  centerX: NumberColumn; centerY: NumberColumn; centerZ: NumberColumn;
+  halfX: NumberColumn; halfY: NumberColumn; halfZ: NumberColumn;
+  rotationW: NumberColumn; rotationX: NumberColumn;
+  rotationY: NumberColumn; rotationZ: NumberColumn;
+}
 /** Rotated rects (see RotatedRect): angle, or both cos and sin. */
 export interface RotatedRectColumns {
   sizeX: NumberColumn; sizeY: NumberColumn;
@@ -351,6 +364,8 @@ interface EntityShapeKinds {
   rotatedRects: RotatedRectColumns;
   spheres: BallColumns3;
   boxes: BoxColumns;
+  capsules: Capsule3Columns;
+  orientedBoxes: OrientedBoxColumns;
 }
 /** Upserts in columns: ids[i] gets shape i. */
 export type EntityColumns = { ids?: Uint64Column; categories?: NumberColumn } &

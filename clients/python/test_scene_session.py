@@ -41,6 +41,7 @@ be lost. Test classes (CTest runs each as its own test, naming the class):
 import argparse
 import asyncio
 import collections
+import math
 import os
 import queue
 import random
@@ -105,11 +106,17 @@ class Game:
         x, y, z = self.coord(), self.coord(), self.coord()
         size = float(r.randint(0, 4))
         if self.three:
-            kind = r.choice(("point3", "sphere", "box"))
+            kind = r.choice(("point3", "sphere", "box", "capsule3",
+                             "oriented_box"))
             if kind == "point3":
                 return cc.point3(x, y, z)
             if kind == "sphere":
                 return cc.sphere(x, y, z, size)
+            if kind == "capsule3":
+                return cc.capsule3(x, y, z, x + size, y + 1, z, 0.5)
+            if kind == "oriented_box":
+                return cc.oriented_box_axis_angle(x, y, z, 1, size / 2, 0.5,
+                                                  0, 0, 1, 0.4)
             return cc.box_from_min_max(x, y, z, x + size, y + 1, z + 2)
         kind = r.choice(("point", "circle", "rect", "rotated_angle",
                          "rotated_cos_sin"))
@@ -155,6 +162,11 @@ class Game:
         elif kind == "box":
             shape.box.min.x += dx
             shape.box.max.x += dx
+        elif kind == "capsule3":
+            shape.capsule3.a.x += dx
+            shape.capsule3.b.y += dy
+        elif kind == "oriented_box":
+            shape.oriented_box.center.x += dx
         return out
 
     def column_groups(self, update):
@@ -169,6 +181,19 @@ class Game:
         else:
             g.circles.CopyFrom(pb.BallColumns2(x=xs, y=ys, radius=[0.5] * n))
             g.categories.extend([1, 2] * (n // 2))
+        if self.three:
+            # Hitboxes as columns: capsule limbs and turning boxes.
+            h = update.upsert_columns.add(ids=[300001, 300002])
+            h.capsules.CopyFrom(pb.Capsule3Columns(
+                a_x=[t, -t], a_y=[0.0, 2.0], a_z=[0.0, 0.0], b_x=[t + 2, -t],
+                b_y=[0.0, 4.0], b_z=[1.0, 0.0], radius=[0.5, 0.25]))
+            turn = 0.1 * t
+            o = update.upsert_columns.add(ids=[300003])
+            o.oriented_boxes.CopyFrom(pb.OrientedBoxColumns(
+                center_x=[t - 5], center_y=[3.0], center_z=[1.0],
+                half_x=[1.0], half_y=[2.0], half_z=[0.5],
+                rotation_w=[math.cos(turn / 2)], rotation_x=[0.0],
+                rotation_y=[0.0], rotation_z=[math.sin(turn / 2)]))
         if self.tick % 5 == 1 or update.snapshot:
             m = len(self.column_points)
             p = update.upsert_columns.add(ids=self.column_points)

@@ -99,6 +99,10 @@ const COLUMNS = {
   point3: ['spheres', ['x', 'y', 'z']],
   sphere: ['spheres', ['x', 'y', 'z', 'radius']],
   box: ['boxes', ['min_x', 'min_y', 'min_z', 'max_x', 'max_y', 'max_z']],
+  capsule3: ['capsules', ['a_x', 'a_y', 'a_z', 'b_x', 'b_y', 'b_z', 'radius']],
+  orientedBox: ['oriented_boxes', ['center_x', 'center_y', 'center_z',
+    'half_x', 'half_y', 'half_z', 'rotation_w', 'rotation_x', 'rotation_y',
+    'rotation_z']],
 };
 
 const n = (v) => v || 0;
@@ -141,6 +145,19 @@ function keepShape(s) {
     const hi = s.box.max || {};
     return ['box', [n(lo.x), n(lo.y), n(lo.z), n(hi.x), n(hi.y), n(hi.z)]];
   }
+  if (s.capsule3) {
+    const a = s.capsule3.a || {};
+    const b = s.capsule3.b || {};
+    return ['capsule3', [n(a.x), n(a.y), n(a.z), n(b.x), n(b.y), n(b.z),
+      n(s.capsule3.radius)]];
+  }
+  if (s.oriented_box) {
+    const c = s.oriented_box.center || {};
+    const h = s.oriented_box.half_extents || {};
+    const q = s.oriented_box.rotation || {};
+    return ['orientedBox', [n(c.x), n(c.y), n(c.z), n(h.x), n(h.y), n(h.z),
+      n(q.w), n(q.x), n(q.y), n(q.z)]];
+  }
   return ['none', []];
 }
 
@@ -154,6 +171,8 @@ function kindOfColumns(g) {
   }
   if (g.rects) return ['rect', g.rects];
   if (g.boxes) return ['box', g.boxes];
+  if (g.capsules) return ['capsule3', g.capsules];
+  if (g.oriented_boxes) return ['orientedBox', g.oriented_boxes];
   return ['none', null];
 }
 

@@ -62,9 +62,17 @@ class Game {
     const [x, y, z] = [this.coord(), this.coord(), this.coord()];
     const size = r.int(0, 4);
     if (this.three) {
-      const kind = r.pick(['point3', 'sphere', 'box']);
+      const kind = r.pick(['point3', 'sphere', 'box', 'capsule3',
+        'orientedBox']);
       if (kind === 'point3') return cc.point3(x, y, z);
       if (kind === 'sphere') return cc.sphere(x, y, z, size);
+      if (kind === 'capsule3') {
+        return cc.capsule3(x, y, z, x + size, y + 1, z, 0.5);
+      }
+      if (kind === 'orientedBox') {
+        return cc.orientedBoxAxisAngle(x, y, z, 1, size / 2, 0.5, 0, 0, 1,
+          0.4);
+      }
       return cc.boxFromMinMax(x, y, z, x + size, y + 1, z + 2);
     }
     const kind = r.pick(['point', 'circle', 'rect', 'rotatedAngle',
@@ -105,7 +113,10 @@ class Game {
     else if (s.box) {
       s.box.min.x += dx;
       s.box.max.x += dx;
-    }
+    } else if (s.capsule3) {
+      s.capsule3.a.x += dx;
+      s.capsule3.b.y += dy;
+    } else if (s.orientedBox) s.orientedBox.center.x += dx;
     return out;
   }
 
@@ -118,6 +129,15 @@ class Game {
     if (this.three) {
       groups.push({ ids: this.columns, spheres: { x: xs, y: ys,
         z: new Array(n).fill(1), radius: new Array(n).fill(0.5) } });
+      // Hitboxes as columns: capsule limbs and a turning box.
+      groups.push({ ids: [300001, 300002], capsules: {
+        aX: [t, -t], aY: [0, 2], aZ: [0, 0], bX: [t + 2, -t], bY: [0, 4],
+        bZ: [1, 0], radius: [0.5, 0.25] } });
+      const turn = 0.1 * t;
+      groups.push({ ids: [300003], orientedBoxes: {
+        centerX: [t - 5], centerY: [3], centerZ: [1], halfX: [1], halfY: [2],
+        halfZ: [0.5], rotationW: [Math.cos(turn / 2)], rotationX: [0],
+        rotationY: [0], rotationZ: [Math.sin(turn / 2)] } });
     } else {
       groups.push({ ids: this.columns, categories: this.columns.map(
         (_, i) => (i % 2 ? 2 : 1)),

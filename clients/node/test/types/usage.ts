@@ -5,7 +5,7 @@
 import * as cc from 'collision-client';
 import {
   createClient, fieldViolations, hits, type CallError, type FieldViolation,
-  type IntersectResponse, type SceneResponse, type Shape,
+  type IntersectResponse, type SceneResponse, type SceneUpdate, type Shape,
 } from 'collision-client';
 
 export async function calls(): Promise<void> {
@@ -78,6 +78,18 @@ export async function calls(): Promise<void> {
     queries: [{ raycast: { origin: { x: 0 }, direction: { x: 1 } }, excludeId: 1n }],
   });
   const id: string = tick.results[0].hits[0].id;
+  // Hitboxes as columns in a 3D scene.
+  const hitboxes: SceneUpdate = {
+    tick: 2,
+    upsertColumns: [
+      { ids: [10], capsules: { aX: [0], aY: [0], aZ: [0], bX: [1], bY: [0],
+        bZ: [0], radius: [0.2] } },
+      { ids: [11], orientedBoxes: { centerX: [0], centerY: [0], centerZ: [1],
+        halfX: [0.1], halfY: [0.1], halfZ: [0.1], rotationW: [1],
+        rotationX: [0], rotationY: [0], rotationZ: [0] } },
+    ],
+  };
+  console.log(hitboxes.upsertColumns?.length);
   try {
     await scene.send({ update: { tick: 2, removals: ['1'] } });
   } catch (err) {

@@ -183,6 +183,14 @@ def _keep_shape(s: Any) -> Tuple[str, Tuple[float, ...]]:
     if kind == "box":
         b = s.box
         return kind, (b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z)
+    if kind == "capsule3":
+        c = s.capsule3
+        return kind, (c.a.x, c.a.y, c.a.z, c.b.x, c.b.y, c.b.z, c.radius)
+    if kind == "oriented_box":
+        o = s.oriented_box
+        return kind, (o.center.x, o.center.y, o.center.z, o.half_extents.x,
+                      o.half_extents.y, o.half_extents.z, o.rotation.w,
+                      o.rotation.x, o.rotation.y, o.rotation.z)
     return "none", ()  # the server accepts no such entity
 
 
@@ -202,6 +210,11 @@ _COLUMNS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "sphere": ("spheres", ("x", "y", "z", "radius")),
     "box": ("boxes", ("min_x", "min_y", "min_z", "max_x", "max_y",
                       "max_z")),
+    "capsule3": ("capsules", ("a_x", "a_y", "a_z", "b_x", "b_y", "b_z",
+                              "radius")),
+    "oriented_box": ("oriented_boxes", (
+        "center_x", "center_y", "center_z", "half_x", "half_y", "half_z",
+        "rotation_w", "rotation_x", "rotation_y", "rotation_z")),
 }
 
 
@@ -217,7 +230,11 @@ def _kind_of_columns(g: Any) -> Tuple[str, Any]:
     if which == "rotated_rects":
         return ("rotated_rect_angle" if len(cols.angle) else
                 "rotated_rect_cos_sin"), cols
-    return {"rects": "rect", "boxes": "box"}[which], cols
+    by_message = {message: kind for kind, (message, _) in _COLUMNS.items()}
+    kind = by_message.get(which)
+    if kind is None:
+        return "none", None  # a column kind this package does not know
+    return kind, cols
 
 
 class SceneWorld:
