@@ -181,23 +181,13 @@ void BM_SceneHitboxTick(benchmark::State& state) {
   const std::vector<std::string> ticks =
       MakeHitboxTicks(kTicks, static_cast<int>(state.range(0)));
   bench::TickRunner runner(v1::DIMENSION_3D);
-  uint64_t handled = 0;
-  const auto handle = [&]() -> bool {
-    const absl::Status s = runner.Handle(ticks[handled % kTicks],
-                                         handled / kTicks * kTicks, nullptr);
-    if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
-      return false;
-    }
-    ++handled;
-    return true;
+  const auto ok = [&](const absl::Status& s) {
+    if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+    return s.ok();
   };
-  for (int t = 0; t < 2 * kTicks; ++t) {
-    if (!handle()) return;
-  }
-  runner.Reset();
+  if (!ok(runner.Warm(ticks, nullptr))) return;
   for (auto _ : state) {
-    if (!handle()) return;
+    if (!ok(runner.Next(ticks, nullptr))) return;
   }
   const bench::TickRunner::Times& times = runner.times();
   state.counters["answer_us"] =

@@ -156,33 +156,18 @@ void BM_SceneReferenceTick(benchmark::State& state) {
   const Ticks ticks =
       MakeTicks(columns, kTicks, static_cast<int>(state.range(1)), rewind);
   bench::TickRunner runner(v1::DIMENSION_2D);
-  uint64_t handled = 0;
-  // One tick; false on a rejected one. Ticks repeat: their numbers go on
-  // with the cycle.
-  const auto handle = [&]() -> bool {
-    const absl::Status s =
-        runner.Handle(ticks.requests[handled % kTicks],
-                      handled / kTicks * kTicks, recorder.get());
-    if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
-      return false;
-    }
-    ++handled;
-    return true;
+  const auto ok = [&](const absl::Status& s) {
+    if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+    return s.ok();
   };
-  // Warmed up as a match that has run for a while: the history full (its
-  // first second allocates as it fills).
-  for (int t = 0; t < 2 * kTicks; ++t) {
-    if (!handle()) return;
-  }
-  runner.Reset();
+  if (!ok(runner.Warm(ticks.requests, recorder.get()))) return;
   for (auto _ : state) {
     if (idle_ms > 0) {
       state.PauseTiming();
       std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
       state.ResumeTiming();
     }
-    if (!handle()) return;
+    if (!ok(runner.Next(ticks.requests, recorder.get()))) return;
   }
   // The time a caller waits for (the answer encoded); the benchmark's own
   // time adds the history's recording after it, the CPU a tick costs.

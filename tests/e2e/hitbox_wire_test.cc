@@ -15,6 +15,7 @@
 #include "collision/core/hitbox3.h"
 #include "collision/v1/collision.grpc.pb.h"
 #include "collision/v1/scene.grpc.pb.h"
+#include "collision/wire/convert.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -56,18 +57,6 @@ class HitboxWire : public ::testing::Test {
   std::unique_ptr<server::CollisionServer> server_;
   std::unique_ptr<v1::CollisionService::Stub> stub_;
 };
-
-v1::Relation ToWire(Relation r) {
-  switch (r) {
-    case Relation::kDisjoint:
-      return v1::RELATION_DISJOINT;
-    case Relation::kTouching:
-      return v1::RELATION_TOUCHING;
-    case Relation::kOverlapping:
-      return v1::RELATION_OVERLAPPING;
-  }
-  return v1::RELATION_UNSPECIFIED;
-}
 
 // Random hitbox-sized shapes: small integers now and then (exact touching),
 // quarter turns and arbitrary unit quaternions.
@@ -225,7 +214,7 @@ TEST_F(HitboxWire, EveryHitboxPairingAnswersAsTheCoreInBothOrders) {
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const IntersectResult want = Typed(pairs[i].first, pairs[i].second, rule);
       const v1::IntersectResult& got = response.results(static_cast<int>(i));
-      if (got.hit() != want.hit || got.relation() != ToWire(want.relation) ||
+      if (got.hit() != want.hit || got.relation() != wire::ToProto(want.relation) ||
           got.separation() != want.separation) {
         if (++mismatches <= 5) {
           ADD_FAILURE() << "pair " << i << ": " << request.pairs(i).DebugString()
