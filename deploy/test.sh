@@ -7,8 +7,10 @@
 #   4. starts three replicas and the nginx balancer on a private podman
 #      network, ports published on 127.0.0.1 only;
 #   5. runs collision_load through the balancer twice: run 1 SIGKILLs
-#      replica1 mid-run, run 2 SIGTERMs replica2 mid-run; asserts zero failed
-#      calls in run 1, the killed replica's share moved to the others
+#      replica1 mid-run, run 2 SIGTERMs replica2 mid-run; asserts no failed
+#      calls in run 1 but those nginx reset mid-answer (INTERNAL, at most
+#      --concurrency: see deploy/README.md), the killed replica's share moved
+#      to the others
 #      (grpc_server_handled_total from each replica's /metrics), the drained
 #      replica logged "stopped" and exited 0 well before its shutdown
 #      deadline (so the deadline cut no in-flight call), and in run 2 no
@@ -273,7 +275,11 @@ def summary(name, r):
         r["latency_us"]["p99"] / 1e3, r["latency_us"]["max"] / 1e3))
 
 problems = []
-if kill_run["errors"] != 0:
+# A call whose answer nginx had begun to forward when replica1 died is
+# reset (RST_STREAM, INTERNAL): committed, so gRPC does not retry it. At most
+# the calls in flight; every other failure is a problem.
+kill_reset = kill_run["status_counts"].get("INTERNAL", 0)
+if kill_run["errors"] - kill_reset != 0 or kill_reset > concurrency:
     problems.append("SIGKILL run: %d failed calls %s" % (kill_run["errors"], kill_run["status_counts"]))
 drain_cancelled = drain_run["status_counts"].get("CANCELLED", 0)
 if drain_run["errors"] - drain_cancelled != 0:
