@@ -7,6 +7,7 @@
 
 #include "collision/core/hitbox3.h"
 #include "collision/core/kinds.h"
+#include "collision/core/scalar.h"
 
 namespace collision {
 namespace {
@@ -14,6 +15,21 @@ namespace {
 Sphere AsSphere3(const Shape& s) {
   if (const auto* p = std::get_if<Vec3>(&s)) return Sphere{*p, 0.0f};
   return std::get<Sphere>(s);
+}
+
+// A capsule whose ends coincide is the sphere it is: answered on the
+// sphere's paths, so that it gives the sphere's bits through every function
+// of the service (the hitbox functions agree with the sphere ones only up
+// to rounding in ClosestPoint).
+bool IsZeroLengthCapsule(const Shape& s) {
+  const auto* c = std::get_if<Capsule3>(&s);
+  return c != nullptr && c->a.x == c->b.x && c->a.y == c->b.y &&
+         c->a.z == c->b.z;
+}
+Shape AsSphereIfPoint(const Shape& s) {
+  if (!IsZeroLengthCapsule(s)) return s;
+  const Capsule3& c = std::get<Capsule3>(s);
+  return Sphere{c.a, c.radius};
 }
 
 // A box (axis-aligned or oriented) as an oriented box.
@@ -36,6 +52,9 @@ OrientedBox AsOrientedBox(const Box& box) {
 
 IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
                                     Boundary boundary) {
+  if (IsZeroLengthCapsule(a) || IsZeroLengthCapsule(b)) {
+    return Intersect(AsSphereIfPoint(a), AsSphereIfPoint(b), boundary);
+  }
   const std::optional<WorkKind> kind = IntersectWorkKind(KindOf(a), KindOf(b));
   assert(kind && !InfoOf(*kind).kernel);
   // The row's order: swap when a is the row's second shape.
@@ -78,6 +97,10 @@ IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
 ClosestPointResult ClosestPointOnHitbox(Vec3 p, float radius,
                                         const Shape& target,
                                         Boundary boundary) {
+  if (IsZeroLengthCapsule(target)) {
+    const Capsule3& c = std::get<Capsule3>(target);
+    return ClosestPointOnSphere(p, radius, Sphere{c.a, c.radius}, boundary);
+  }
   const Sphere point{p, 0.0f};
   IntersectResult hit;
   Distance3 d;

@@ -2,6 +2,12 @@
 // touching features, parallel and zero-length capsules, quarter turns
 // against the axis-aligned answers of scalar.h, nearly parallel edges,
 // symmetric argument order.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "collision/core/kinds.h"
+#include "collision/core/scalar.h"
 #include "hitbox3_testing.h"
 
 namespace collision {
@@ -482,6 +488,72 @@ TEST(BoxBox3, FlatBoxesInOnePlaneOnlyTouch) {
   const OrientedBox a{{0, 0, 0}, {2, 2, 0}, {}};
   const OrientedBox b{{1, 1, 0}, {2, 2, 0}, {}};
   EXPECT_EQ(Intersect(a, b, kIn).relation, Relation::kTouching);
+}
+
+}  // namespace
+}  // namespace collision
+
+namespace collision {
+namespace {
+
+// Through the service's functions (scalar.h), a capsule whose ends
+// coincide answers exactly as its sphere, against every 3D kind and as a
+// closest-point target (the hitbox functions alone agree only up to
+// rounding there).
+TEST(ZeroLengthCapsule, AnswersAsItsSphereThroughTheServiceBitForBit) {
+  std::mt19937 rng(91);
+  std::uniform_real_distribution<float> coord(-5, 5), size(0, 3);
+  auto point = [&] { return Vec3{coord(rng), coord(rng), coord(rng)}; };
+  const float h = std::sqrt(0.5f);
+  int checked = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const Vec3 c = point();
+    const float r = i % 7 == 0 ? 0.0f : size(rng);
+    const Shape capsule = Capsule3{c, c, r};
+    const Shape sphere = Sphere{c, r};
+    const Vec3 lo = point();
+    const Shape others[] = {
+        point(),
+        Sphere{point(), size(rng)},
+        Box{lo, {lo.x + size(rng), lo.y + size(rng), lo.z + size(rng)}},
+        Capsule3{point(), point(), size(rng)},
+        OrientedBox{point(), {size(rng), size(rng), size(rng)}, {h, 0, h, 0}},
+    };
+    for (const Shape& other : others) {
+      for (Boundary b : {Boundary::kInclusive, Boundary::kExclusive}) {
+        for (bool swap : {false, true}) {
+          const IntersectResult got = swap ? Intersect(other, capsule, b)
+                                           : Intersect(capsule, other, b);
+          const IntersectResult want = Intersect(sphere, other, b);
+          ASSERT_EQ(got.hit, want.hit) << i;
+          ASSERT_EQ(got.relation, want.relation) << i;
+          ASSERT_EQ(std::memcmp(&got.separation, &want.separation, 4), 0)
+              << i << " " << got.separation << " vs " << want.separation;
+        }
+      }
+      if (!IsBall(KindOf(other))) continue;
+      const ClosestPointResult got =
+          ClosestPoint(other, capsule, Boundary::kInclusive);
+      const ClosestPointResult want =
+          ClosestPoint(other, sphere, Boundary::kInclusive);
+      const float g[] = {got.closest_point.x, got.closest_point.y,
+                         got.closest_point.z, got.surface_point.x,
+                         got.surface_point.y, got.surface_point.z,
+                         got.normal.x,        got.normal.y,
+                         got.normal.z,        got.signed_distance,
+                         got.gap};
+      const float w[] = {want.closest_point.x, want.closest_point.y,
+                         want.closest_point.z, want.surface_point.x,
+                         want.surface_point.y, want.surface_point.z,
+                         want.normal.x,        want.normal.y,
+                         want.normal.z,        want.signed_distance,
+                         want.gap};
+      ASSERT_EQ(std::memcmp(g, w, sizeof g), 0) << i;
+      ASSERT_EQ(got.inside, want.inside) << i;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4000);
 }
 
 }  // namespace

@@ -191,10 +191,11 @@ OrientedBox AsOrientedBox(const Box& box);
 // Intersect(a, b) of shapes.h for a pair whose pairing has no SIMD kernel
 // (kinds.h: the pairs with a capsule3 or an oriented box), in either order:
 // a point3 is a sphere of radius 0, a box against a capsule3 or an oriented
-// box is AsOrientedBox(box). Symmetric bit for bit: two shapes of the same
-// kind are computed in one order, the one whose bytes compare lower first
-// (memcmp), since the typed functions may differ by rounding between the
-// two orders. Debug-asserts the pairing.
+// box is AsOrientedBox(box), and a capsule whose ends coincide is its
+// sphere (the sphere's functions, so its bits). Symmetric bit for bit: two
+// shapes of the same kind are computed in one order, the one whose bytes
+// compare lower first (memcmp), since the typed functions may differ by
+// rounding between the two orders. Debug-asserts the pairing.
 IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
                                     Boundary boundary);
 
@@ -204,6 +205,7 @@ IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
 // squared distances, exactly 0 when touching); surface_point, the normal
 // (outward: minus ClosestPoints' normal) from ClosestPoints(point p,
 // target); closest_point is the surface point when p is outside, else p.
+// A capsule whose ends coincide: ClosestPointOnSphere of its sphere.
 ClosestPointResult ClosestPointOnHitbox(Vec3 p, float radius,
                                         const Shape& target, Boundary boundary);
 
