@@ -479,7 +479,15 @@ class ColumnBatches(unittest.TestCase):
                       cc.rotated_rect_about_center(0, 0, 1, 1, 0))
         with self.assertRaisesRegex(ValueError, "circle and a sphere"):
             batch.add(cc.circle(0, 0, 1), cc.sphere(0, 0, 0, 1))
+        with self.assertRaisesRegex(
+                ValueError, "a capsule3 and an oriented_box .*per-pair"):
+            batch.add(cc.capsule3(0, 0, 0, 1, 0, 0, 1),
+                      cc.oriented_box(0, 0, 0, 1, 1, 1, 1, 0, 0, 0))
         self.assertEqual((len(batch), len(batch.request.groups)), (0, 0))
+        closest = cc.ClosestPointColumnsBatch()
+        with self.assertRaisesRegex(
+                ValueError, "a 3D query and a capsule3 target.*per-pair"):
+            closest.add(cc.point3(0, 0, 0), cc.capsule3(0, 0, 0, 1, 0, 0, 1))
 
     def test_closest_point_batch(self):
         batch = cc.ClosestPointColumnsBatch()

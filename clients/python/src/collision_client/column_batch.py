@@ -72,7 +72,9 @@ def _push_rotated(c: pb.RotatedRectColumns, r: pb.RotatedRect) -> None:
 
 
 def _shape_kind(s: pb.Shape) -> str:
-    return s.WhichOneof("kind") or "shape with no kind"
+    """The kind with its article: "a rect", "an oriented_box"."""
+    kind = s.WhichOneof("kind") or "shape with no kind"
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 class _Grouper:
@@ -173,10 +175,11 @@ class IntersectColumnsBatch:
             return "box_box", lambda g: (_push_box(g.a, a.box),
                                          _push_box(g.b, b.box))
         raise ValueError(
-            "pair %d: no columnar form for a %s and a %s (columns take a "
+            "pair %d: no columnar form for %s and %s (columns take a "
             "circle or point with a circle, point, rect or rotated_rect; "
             "rect with rect; sphere or point3 with sphere, point3 or box; "
-            "box with box)" % (len(self), _shape_kind(a), _shape_kind(b)))
+            "box with box; capsule3 and oriented_box pairs: per-pair "
+            "intersect)" % (len(self), _shape_kind(a), _shape_kind(b)))
 
     def unpack(self,
                response: pb.IntersectColumnsResponse) -> List[IntersectAnswer]:
@@ -235,7 +238,7 @@ class ClosestPointColumnsBatch:
                     else "angle")
             else:
                 raise ValueError(
-                    "query %d: a 2D query and a %s target; 2D targets are "
+                    "query %d: a 2D query and %s target; 2D targets are "
                     "circles, points, rects and rotated rects" %
                     (i, _shape_kind(target)))
             group = self._grouper.group(kind)
@@ -254,8 +257,10 @@ class ClosestPointColumnsBatch:
                 kind = "boxes"
             else:
                 raise ValueError(
-                    "query %d: a 3D query and a %s target; 3D targets are "
-                    "spheres, point3s and boxes" % (i, _shape_kind(target)))
+                    "query %d: a 3D query and %s target; the columns' 3D "
+                    "targets are spheres, point3s and boxes (capsule3 and "
+                    "oriented_box targets: per-pair closest_point)" %
+                    (i, _shape_kind(target)))
             group = self._grouper.group(kind)
             if target_ball3 is not None:
                 _push_ball3(group.spheres, target_ball3)
@@ -264,7 +269,7 @@ class ClosestPointColumnsBatch:
             _push_ball3(group.queries3, ball3)
         else:
             raise ValueError("query %d: must be a point, circle, point3 or "
-                             "sphere, got a %s" % (i, _shape_kind(query)))
+                             "sphere, got %s" % (i, _shape_kind(query)))
         self._grouper.note(kind)
         return self
 
