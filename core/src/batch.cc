@@ -408,6 +408,7 @@ struct ClosestScratch {
   Grouping<kNumC> grouping;
   std::vector<float> f;  // kClosestFloats columns of the chunk size
   std::vector<uint8_t> inside;
+  std::vector<ClosestPointResult> scalar;  // the kOnScalar group's answers
 };
 
 void ClosestChunk(absl::Span<const ClosestPointItem> items, Boundary boundary,
@@ -448,21 +449,19 @@ void ClosestChunk(absl::Span<const ClosestPointItem> items, Boundary boundary,
     RunClosestGroup(g, gr.cols[g].data(), gr.group_count[g], boundary, o);
   }
   const size_t scalar_at = gr.group_start[kOnScalar];
-  for (size_t j = 0; j < gr.group_count[kOnScalar]; ++j) {
-    const size_t at = scalar_at + j;
-    const ClosestPointItem& it = items[gr.item[at]];
-    const ClosestPointResult r = ClosestPoint(it.query, it.target, boundary);
-    const float v[kClosestFloats] = {
-        r.closest_point.x, r.closest_point.y, r.closest_point.z,
-        r.surface_point.x, r.surface_point.y, r.surface_point.z,
-        r.normal.x,        r.normal.y,        r.normal.z,
-        r.signed_distance, r.gap};
-    for (size_t k = 0; k < kClosestFloats; ++k) f[k][at] = v[k];
-    s.inside[at] = r.inside ? 1 : 0;
+  const size_t scalar_n = gr.group_count[kOnScalar];
+  s.scalar.resize(scalar_n);
+  for (size_t j = 0; j < scalar_n; ++j) {
+    const ClosestPointItem& it = items[gr.item[scalar_at + j]];
+    s.scalar[j] = ClosestPoint(it.query, it.target, boundary);
   }
   // In item order: the results are written sequentially.
   for (size_t i = 0; i < n; ++i) {
     const size_t at = gr.slot[i];
+    if (at - scalar_at < scalar_n) {
+      out[i] = s.scalar[at - scalar_at];
+      continue;
+    }
     ClosestPointResult& r = out[i];
     r.closest_point = {f[0][at], f[1][at], f[2][at]};
     r.surface_point = {f[3][at], f[4][at], f[5][at]};
@@ -470,6 +469,8 @@ void ClosestChunk(absl::Span<const ClosestPointItem> items, Boundary boundary,
     r.signed_distance = f[9][at];
     r.gap = f[10][at];
     r.inside = s.inside[at] != 0;
+    r.has_query_point = false;
+    r.query_point = {};
   }
 }
 

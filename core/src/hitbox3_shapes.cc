@@ -94,6 +94,67 @@ IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
   return IntersectResult{};
 }
 
+namespace {
+
+// A 3D shape as one of the typed hitbox3 operands.
+enum class Operand { kSphere, kCapsule, kBox };
+Operand OperandOf(const Shape& s) {
+  switch (KindOf(s)) {
+    case ShapeKind::kPoint3:
+    case ShapeKind::kSphere:
+      return Operand::kSphere;
+    case ShapeKind::kCapsule3:
+      return Operand::kCapsule;
+    default:
+      return Operand::kBox;
+  }
+}
+
+// ClosestPoints(a, b) for any two 3D shapes but two spheres: the typed
+// function in its order (sphere, capsule, box), the answer turned back to
+// (a, b) when it ran (b, a).
+Distance3 ClosestPointsOf(const Shape& a, const Shape& b) {
+  const Operand oa = OperandOf(a), ob = OperandOf(b);
+  if (ob < oa) {
+    const Distance3 d = ClosestPointsOf(b, a);
+    return Distance3{d.point_b, d.point_a,
+                     {-d.normal.x, -d.normal.y, -d.normal.z}, d.distance};
+  }
+  if (oa == Operand::kSphere) {
+    if (ob == Operand::kCapsule) {
+      return ClosestPoints(AsSphere3(a), std::get<Capsule3>(b));
+    }
+    return ClosestPoints(AsSphere3(a), AsObb(b));
+  }
+  if (oa == Operand::kCapsule) {
+    if (ob == Operand::kCapsule) {
+      return ClosestPoints(std::get<Capsule3>(a), std::get<Capsule3>(b));
+    }
+    return ClosestPoints(std::get<Capsule3>(a), AsObb(b));
+  }
+  return ClosestPoints(AsObb(a), AsObb(b));
+}
+
+}  // namespace
+
+ClosestPointResult ClosestPointOfShapes(const Shape& query, const Shape& target,
+                                        Boundary boundary) {
+  assert(ClosestWorkKind(KindOf(query), KindOf(target)) &&
+         !IsBall(KindOf(query)));
+  const IntersectResult hit = Intersect(query, target, boundary);
+  const Distance3 d = ClosestPointsOf(query, target);
+  ClosestPointResult out;
+  out.has_query_point = true;
+  out.query_point = d.point_a;
+  out.surface_point = d.point_b;
+  out.closest_point = hit.separation > 0.0f ? d.point_b : d.point_a;
+  out.normal = {-d.normal.x, -d.normal.y, -d.normal.z};
+  out.signed_distance = hit.separation;
+  out.gap = hit.separation;
+  out.inside = hit.hit;
+  return out;
+}
+
 ClosestPointResult ClosestPointOnHitbox(Vec3 p, float radius,
                                         const Shape& target,
                                         Boundary boundary) {

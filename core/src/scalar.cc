@@ -421,6 +421,9 @@ ClosestPointResult ClosestPoint(const Shape& query, const Shape& target,
         break;
     }
   } else {
+    if (!IsBall(KindOf(query))) {
+      return ClosestPointOfShapes(query, target, boundary);
+    }
     const Sphere q = AsSphere(query);
     if (!InfoOf(*ClosestWorkKind(KindOf(query), KindOf(target))).kernel) {
       return ClosestPointOnHitbox(q.center, q.radius, target, boundary);

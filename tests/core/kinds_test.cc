@@ -68,6 +68,14 @@ std::string ExpectedClosest(ShapeKind q, ShapeKind t) {
     if (t == ShapeKind::kCapsule3) return "closest_capsule3";
     if (t == ShapeKind::kOrientedBox) return "closest_oriented_box";
   }
+  // Shape queries: 3D capsule3, box and oriented box, against any 3D target
+  // (a point3 target as its sphere).
+  const bool shape_query = q == ShapeKind::kCapsule3 || q == ShapeKind::kBox ||
+                           q == ShapeKind::kOrientedBox;
+  if (shape_query && Is3D(t)) {
+    const char* target = Ball3(t) ? "sphere" : KindName(t);
+    return std::string("closest_") + KindName(q) + "_to_" + target;
+  }
   return "";
 }
 

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "collision/core/hitbox3.h"
+#include "collision/core/scalar.h"
 #include "collision/v1/collision.grpc.pb.h"
 #include "collision/v1/scene.grpc.pb.h"
 #include "collision/wire/convert.h"
@@ -20,6 +22,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/core/hitbox3_reference.h"
 #include "tests/e2e/scene_session_testing.h"
 #include "tests/util/local_server.h"
 #include "tests/util/shape_proto.h"
@@ -132,6 +135,24 @@ IntersectResult Typed(const Shape& a, const Shape& b, Boundary rule) {
     if (const auto* p = std::get_if<Vec3>(&s)) return Sphere{*p, 0};
     return std::get<Sphere>(s);
   };
+  // A capsule whose ends coincide is its sphere (hitbox3.h), and a sphere
+  // against a sphere or a box is scalar.h's.
+  for (const Shape* s : {&a, &b}) {
+    const auto* c = std::get_if<Capsule3>(s);
+    if (c == nullptr || c->a.x != c->b.x || c->a.y != c->b.y ||
+        c->a.z != c->b.z) {
+      continue;
+    }
+    const Shape ball = Sphere{c->a, c->radius};
+    const Shape& other = s == &a ? b : a;
+    if (IsBall(KindOf(other))) {
+      return IntersectSphereSphere(sphere(ball), sphere(other), rule);
+    }
+    if (const auto* box = std::get_if<Box>(&other)) {
+      return IntersectSphereBox(sphere(ball), *box, rule);
+    }
+    return s == &a ? Typed(ball, b, rule) : Typed(a, ball, rule);
+  }
   auto obb = [](const Shape& s) {
     if (const auto* box = std::get_if<Box>(&s)) return AsOrientedBox(*box);
     return std::get<OrientedBox>(s);
@@ -419,7 +440,7 @@ TEST_F(HitboxWire, EveryInvalidFieldIsRefusedByItsPath) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.why;
     EXPECT_THAT(status.error_message(), HasSubstr(c.message)) << c.why;
   }
-  // A hitbox pairs with 3D shapes only, and is a target, not a query.
+  // A hitbox pairs with 3D shapes only.
   v1::IntersectRequest mixed;
   mixed.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
   ToProto(Circle{{0, 0}, 1}, mixed.add_pairs()->mutable_a());
@@ -431,11 +452,13 @@ TEST_F(HitboxWire, EveryInvalidFieldIsRefusedByItsPath) {
   v1::ClosestPointRequest query;
   query.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
   ToProto(capsule, query.add_queries()->mutable_query());
-  ToProto(box, query.mutable_queries(0)->mutable_target());
+  ToProto(Circle{{0, 0}, 1}, query.mutable_queries(0)->mutable_target());
   v1::ClosestPointResponse closest;
-  const grpc::Status not_a_query = Closest(query, &closest);
-  EXPECT_EQ(not_a_query.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(not_a_query.error_message(), HasSubstr("queries[0].query"));
+  const grpc::Status flat_target = Closest(query, &closest);
+  EXPECT_EQ(flat_target.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(flat_target.error_message(),
+              HasSubstr("queries[0]: query capsule3 and target circle mix a "
+                        "2D and a 3D shape"));
 }
 
 // A character's hitboxes as scene entities, moved over two ticks and shot
@@ -584,6 +607,93 @@ TEST_F(HitboxWire, SceneColumnsOfHitboxesAnswerAsPerEntityUpserts) {
     EXPECT_TRUE(session.Close().ok());
   }
   EXPECT_EQ(answers[0], answers[1]);
+}
+
+// Capsule, box and oriented-box queries are measured as shapes: on random
+// pairs against every 3D target, the answer's two points lie on the two
+// surfaces, their distance and the separation equal the independent double
+// reference's (tests/core/hitbox3_reference.h), and the normal points from
+// the target's point to the query's.
+TEST_F(HitboxWire, ShapeQueriesMeetTheIndependentReference) {
+  namespace ref = hitbox3_reference;
+  Maker m(83);
+  constexpr ShapeKind kQueries[] = {ShapeKind::kCapsule3, ShapeKind::kBox,
+                                    ShapeKind::kOrientedBox};
+  std::vector<std::pair<Shape, Shape>> items;
+  for (int i = 0; i < 600; ++i) {
+    items.emplace_back(m.Of(kQueries[i % 3]), m.Of(k3D[m.Int(0, 4)]));
+  }
+  v1::ClosestPointRequest request;
+  request.set_boundary(v1::BOUNDARY_RULE_INCLUSIVE);
+  for (const auto& [q, t] : items) {
+    v1::ClosestPointQuery* item = request.add_queries();
+    ToProto(q, item->mutable_query());
+    ToProto(t, item->mutable_target());
+  }
+  v1::ClosestPointResponse response;
+  const grpc::Status status = Closest(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.results_size(), static_cast<int>(items.size()));
+  // Every shape as what the reference takes: a capsule (a sphere is one of
+  // length 0) or an oriented box.
+  auto obb = [](const Shape& s) {
+    if (const auto* box = std::get_if<Box>(&s)) return AsOrientedBox(*box);
+    return std::get<OrientedBox>(s);
+  };
+  auto capsule = [](const Shape& s) -> std::optional<Capsule3> {
+    if (const auto* p = std::get_if<Vec3>(&s)) return Capsule3{*p, *p, 0};
+    if (const auto* b = std::get_if<Sphere>(&s)) {
+      return Capsule3{b->center, b->center, b->radius};
+    }
+    if (const auto* c = std::get_if<Capsule3>(&s)) return *c;
+    return std::nullopt;
+  };
+  auto separation = [&](const Shape& a, const Shape& b) {
+    const auto ca = capsule(a), cb = capsule(b);
+    if (ca && cb) return ref::CapsuleCapsule(*ca, *cb);
+    if (ca) return ref::CapsuleBox(*ca, obb(b));
+    if (cb) return ref::CapsuleBox(*cb, obb(a));
+    return ref::BoxBox(obb(a), obb(b));
+  };
+  // Distance from p to the shape's surface from outside (0 inside).
+  auto off_surface = [&](const Shape& s, const ref::D3& p) {
+    if (const auto c = capsule(s)) {
+      return std::max(
+          0.0, ref::PointSegmentDistance(p, ref::D(c->a), ref::D(c->b)) -
+                   c->radius);
+    }
+    return ref::PointBoxDistance(ref::MakeBox(obb(s)), p);
+  };
+  auto d3 = [](const v1::Vec3& v) { return ref::D3{v.x(), v.y(), v.z()}; };
+  int apart = 0, meeting = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& [q, t] = items[i];
+    const v1::ClosestPointResult& r = response.results(static_cast<int>(i));
+    const double want = separation(q, t);
+    SCOPED_TRACE(::testing::Message() << "item " << i << ": "
+                                    << request.queries(static_cast<int>(i))
+                                           .ShortDebugString());
+    ASSERT_TRUE(r.has_query_point());
+    EXPECT_NEAR(r.signed_distance(), want, 2e-5);
+    EXPECT_EQ(r.gap(), r.signed_distance());
+    EXPECT_EQ(r.inside(), r.signed_distance() <= 0.0f);
+    if (want < 1e-3) {
+      ++meeting;
+      continue;
+    }
+    ++apart;
+    const ref::D3 qp = d3(r.query_point()), sp = d3(r.surface_point());
+    EXPECT_LT(off_surface(q, qp), 2e-5);  // on (or in) the query
+    EXPECT_LT(off_surface(t, sp), 2e-5);  // on (or in) the target
+    EXPECT_NEAR(ref::Norm(ref::Sub(qp, sp)), want, 2e-5);
+    const ref::D3 gap = ref::Sub(qp, sp);
+    const ref::D3 dir = ref::Mul(gap, 1.0 / ref::Norm(gap));
+    EXPECT_GT(ref::Dot(dir, d3(r.normal())), 1.0 - 1e-3);
+    EXPECT_EQ(r.closest_point().SerializeAsString(),
+              r.surface_point().SerializeAsString());
+  }
+  EXPECT_GT(apart, 200);
+  EXPECT_GT(meeting, 50);
 }
 
 }  // namespace

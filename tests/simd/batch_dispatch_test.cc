@@ -84,7 +84,8 @@ bool Same(const ClosestPointResult& a, const ClosestPointResult& b) {
   return Same(a.closest_point, b.closest_point) &&
          Same(a.surface_point, b.surface_point) && Same(a.normal, b.normal) &&
          BitEq(a.signed_distance, b.signed_distance) && BitEq(a.gap, b.gap) &&
-         a.inside == b.inside;
+         a.inside == b.inside && a.has_query_point == b.has_query_point &&
+         Same(a.query_point, b.query_point);
 }
 
 // Compares out with the scalar answer of every pair; returns mismatches.

@@ -128,6 +128,24 @@ std::vector<Case> HitboxCases() {
                  {{0, 0, 3, 2, false, 0, 0, 1},
                   {1.5f, 0, 0, -0.5f, true, 1, 0, 0}}));
 
+  v.push_back(CP(
+      "hitbox/closest_from_shape_queries", src,
+      "shape queries are measured as shapes (query_point set). The capsule "
+      "x in [-10, 10] r 2 against the sphere (0, 5, 0) r 1: its point (0, 2, "
+      "0), the sphere's (0, 4, 0), 2 apart, the sphere's outward normal -y. "
+      "The box [0, 1]^3 against the box [2, 3]^3: corner (1, 1, 1) to corner "
+      "(2, 2, 2), sqrt(3) apart, normal -(1, 1, 1)/sqrt(3). The turned box "
+      "against the point3 (5, 0, 0): its face point (2, 0, 0), 3 apart, the "
+      "point's normal -x",
+      c::ClosestPointBatch()
+          .Add(rod, c::Sphere(0, 5, 0, 1))
+          .Add(c::BoxFromMinMax(0, 0, 0, 1, 1, 1),
+               c::BoxFromMinMax(2, 2, 2, 3, 3, 3))
+          .Add(Turned(0, 0, 0), c::Point3(5, 0, 0)),
+      {{0, 4, 0, 2, false, 0, -1, 0},
+       {2, 2, 2, 1.7320508f, false, -0.57735027f, -0.57735027f, -0.57735027f},
+       {5, 0, 0, 3, false, -1, 0, 0}}));
+
   const std::string err = "proto OrientedBox, Quaternion, Capsule3";
   const v1::Shape ball = c::Sphere(0, 0, 0, 1);
   v.push_back(IErr("hitbox/errors/non_unit_quaternion", err,
@@ -153,10 +171,10 @@ std::vector<Case> HitboxCases() {
   v.push_back(IErr("hitbox/errors/capsule3_with_a_2d_shape", err,
                    One(c::Circle(0, 0, 1), c::Capsule3(0, 0, 0, 1, 0, 0, 1)),
                    "pairs[0]: circle vs capsule3 mixes a 2D and a 3D shape"));
-  v.push_back(CPErr("hitbox/errors/capsule3_is_not_a_closest_point_query", err,
-                    c::ClosestPointBatch().Add(rod, ball).request(),
-                    "queries[0].query must be a point, circle, point3 or "
-                    "sphere, got capsule3"));
+  v.push_back(CPErr("hitbox/errors/capsule3_query_on_a_2d_target", err,
+                    c::ClosestPointBatch().Add(rod, c::Point(3, 3)).request(),
+                    "queries[0]: query capsule3 and target point mix a 2D "
+                    "and a 3D shape"));
   return v;
 }
 

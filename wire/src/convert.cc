@@ -194,7 +194,9 @@ absl::StatusOr<ParsedClosestPoint> ParseClosestPointRequest(
       violations.Add(path + ".query",
                      absl::StrCat("must be a point, circle, point3 or sphere, "
                                   "got ",
-                                  KindName(KindOf(*q))));
+                                  KindName(KindOf(*q)),
+                                  " (in 3D also a capsule3, box or "
+                                  "oriented_box)"));
       continue;
     }
     if (!q || !t) continue;
@@ -239,6 +241,7 @@ void SetClosestPointResult(const ClosestPointResult& r,
   out->set_signed_distance(r.signed_distance);
   out->set_gap(r.gap);
   out->set_inside(r.inside);
+  if (r.has_query_point) SetVec3(r.query_point, out->mutable_query_point());
 }
 
 void FillIntersectResponse(const ParsedIntersect& request,

@@ -399,9 +399,9 @@ void EncodeIntersectResponse(const ParsedIntersect& request,
 
 void EncodeClosestPointResponse(const std::vector<ClosestPointResult>& results,
                                 std::string* out) {
-  out->reserve(out->size() + results.size() * 65);
+  out->reserve(out->size() + results.size() * 82);
   for (const ClosestPointResult& r : results) {
-    // A ClosestPointResult is at most 63 bytes: its length is one byte.
+    // A ClosestPointResult is at most 80 bytes: its length is one byte.
     out->push_back(static_cast<char>(Tag(1, kLength)));
     const std::size_t length_at = out->size();
     out->push_back(0);
@@ -414,6 +414,7 @@ void EncodeClosestPointResponse(const std::vector<ClosestPointResult>& results,
       out->push_back(static_cast<char>(Tag(6, kVarint)));
       out->push_back(1);
     }
+    if (r.has_query_point) PutVec3(Tag(7, kLength), r.query_point, out);
     (*out)[length_at] = static_cast<char>(out->size() - length_at - 1);
   }
 }

@@ -279,7 +279,7 @@ bool FastQuery(const v1::SceneQuery& q, const SceneSettings& settings,
       const v1::NearestQuery& n = q.nearest();
       out->kind = SceneQueryKind::kNearest;
       if (!shape_of(n.has_shape(), n.shape()) ||
-          !IsClosestPointQuery(KindOf(out->shape)) || n.k() == 0 ||
+          !IsBall(KindOf(out->shape)) || n.k() == 0 ||
           n.k() > limits.max_hits) {
         return false;
       }
@@ -356,7 +356,7 @@ void ParseQuery(const v1::SceneQuery& q, int index,
       const v1::NearestQuery& n = q.nearest();
       out->kind = SceneQueryKind::kNearest;
       out->shape = shape_of(n.has_shape(), n.shape(), path + ".nearest.shape");
-      if (n.has_shape() && !IsClosestPointQuery(KindOf(out->shape))) {
+      if (n.has_shape() && !IsBall(KindOf(out->shape))) {
         v->Add(path + ".nearest.shape",
                absl::StrCat("must be a point or circle (2D) or a point3 or "
                             "sphere (3D), got a ",

@@ -209,6 +209,15 @@ IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
 ClosestPointResult ClosestPointOnHitbox(Vec3 p, float radius,
                                         const Shape& target, Boundary boundary);
 
+// ClosestPoint of scalar.h for a capsule3, box or oriented box query against
+// any 3D target (ClosestPointResult's shape-query fields): the points and
+// normal from ClosestPoints between the two (boxes as AsOrientedBox, a
+// point3 as a sphere of radius 0, the arguments in the order the typed
+// function takes them), signed_distance = gap and inside from Intersect of
+// the two (exactly 0 when touching).
+ClosestPointResult ClosestPointOfShapes(const Shape& query, const Shape& target,
+                                        Boundary boundary);
+
 // ---- Frames ----------------------------------------------------------------
 
 // The box's rotation matrix, row-major: m[3 * row + col], world = R * local.

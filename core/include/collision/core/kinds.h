@@ -47,8 +47,21 @@ enum class WorkKind : uint8_t {
   kClosestBox,
   kClosestCapsule,
   kClosestOrientedBox,
+  // Shape queries (3D, ClosestPointResult::query_point).
+  kClosestCapsuleToSphere,
+  kClosestCapsuleToBox,
+  kClosestCapsuleToCapsule,
+  kClosestCapsuleToOrientedBox,
+  kClosestBoxToSphere,
+  kClosestBoxToBox,
+  kClosestBoxToCapsule,
+  kClosestBoxToOrientedBox,
+  kClosestOrientedBoxToSphere,
+  kClosestOrientedBoxToBox,
+  kClosestOrientedBoxToCapsule,
+  kClosestOrientedBoxToOrientedBox,
 };
-inline constexpr int kWorkKinds = 21;
+inline constexpr int kWorkKinds = 33;
 // The intersect pairings come first: WorkKind values [0, 14).
 inline constexpr int kIntersectWorkKinds = 14;
 
@@ -110,6 +123,33 @@ inline constexpr std::array<WorkKindInfo, kWorkKinds> kWorkKindTable = {{
      ShapeKind::kSphere, ShapeKind::kCapsule3, false},
     {WorkKind::kClosestOrientedBox, "closest_oriented_box", true, true,
      ShapeKind::kSphere, ShapeKind::kOrientedBox, false},
+    {WorkKind::kClosestCapsuleToSphere, "closest_capsule3_to_sphere", true,
+     true, ShapeKind::kCapsule3, ShapeKind::kSphere, false},
+    {WorkKind::kClosestCapsuleToBox, "closest_capsule3_to_box", true, true,
+     ShapeKind::kCapsule3, ShapeKind::kBox, false},
+    {WorkKind::kClosestCapsuleToCapsule, "closest_capsule3_to_capsule3", true,
+     true, ShapeKind::kCapsule3, ShapeKind::kCapsule3, false},
+    {WorkKind::kClosestCapsuleToOrientedBox,
+     "closest_capsule3_to_oriented_box", true, true, ShapeKind::kCapsule3,
+     ShapeKind::kOrientedBox, false},
+    {WorkKind::kClosestBoxToSphere, "closest_box_to_sphere", true, true,
+     ShapeKind::kBox, ShapeKind::kSphere, false},
+    {WorkKind::kClosestBoxToBox, "closest_box_to_box", true, true,
+     ShapeKind::kBox, ShapeKind::kBox, false},
+    {WorkKind::kClosestBoxToCapsule, "closest_box_to_capsule3", true, true,
+     ShapeKind::kBox, ShapeKind::kCapsule3, false},
+    {WorkKind::kClosestBoxToOrientedBox, "closest_box_to_oriented_box", true,
+     true, ShapeKind::kBox, ShapeKind::kOrientedBox, false},
+    {WorkKind::kClosestOrientedBoxToSphere, "closest_oriented_box_to_sphere",
+     true, true, ShapeKind::kOrientedBox, ShapeKind::kSphere, false},
+    {WorkKind::kClosestOrientedBoxToBox, "closest_oriented_box_to_box", true,
+     true, ShapeKind::kOrientedBox, ShapeKind::kBox, false},
+    {WorkKind::kClosestOrientedBoxToCapsule,
+     "closest_oriented_box_to_capsule3", true, true, ShapeKind::kOrientedBox,
+     ShapeKind::kCapsule3, false},
+    {WorkKind::kClosestOrientedBoxToOrientedBox,
+     "closest_oriented_box_to_oriented_box", true, true,
+     ShapeKind::kOrientedBox, ShapeKind::kOrientedBox, false},
 }};
 
 constexpr const WorkKindInfo& InfoOf(WorkKind kind) {
@@ -143,7 +183,7 @@ constexpr std::array<int8_t, kShapeKinds * kShapeKinds> Lookup(bool closest) {
       const auto kb = static_cast<ShapeKind>(b);
       std::optional<WorkKind> kind;
       if (closest) {
-        if (IsBall(ka)) kind = Find(true, ka, kb);
+        kind = Find(true, ka, kb);
       } else {
         kind = Find(false, ka, kb);
         if (!kind) kind = Find(false, kb, ka);
@@ -172,8 +212,9 @@ constexpr std::optional<WorkKind> At(
 constexpr std::optional<WorkKind> IntersectWorkKind(ShapeKind a, ShapeKind b) {
   return kinds_internal::At(kinds_internal::kIntersectLookup, a, b);
 }
-// The pairing of ClosestPoint(query, target); nullopt when the query is not
-// a ball or the dimensions differ.
+// The pairing of ClosestPoint(query, target); nullopt when the query is
+// neither a ball nor a 3D capsule3, box or oriented box, or the dimensions
+// differ.
 constexpr std::optional<WorkKind> ClosestWorkKind(ShapeKind query,
                                                   ShapeKind target) {
   return kinds_internal::At(kinds_internal::kClosestLookup, query, target);
@@ -186,9 +227,15 @@ constexpr std::optional<WorkKind> ClosestWorkKind(ShapeKind query,
 constexpr bool IsSupportedIntersectPair(ShapeKind a, ShapeKind b) {
   return IntersectWorkKind(a, b).has_value();
 }
-// Queries are points or circles (2D) and points or spheres (3D); targets are
-// any shape of the same dimension.
-constexpr bool IsClosestPointQuery(ShapeKind k) { return IsBall(k); }
+// Queries are points or circles (2D) and points or spheres (3D), measured
+// from their centre, against any target of the same dimension; and
+// capsule3s, boxes and oriented boxes measured as shapes against any 3D
+// target (ClosestPointResult::query_point). Scenes' nearest queries are
+// balls only (IsBall).
+constexpr bool IsClosestPointQuery(ShapeKind k) {
+  return IsBall(k) || k == ShapeKind::kCapsule3 || k == ShapeKind::kBox ||
+         k == ShapeKind::kOrientedBox;
+}
 constexpr bool IsSupportedClosestPointPair(ShapeKind query, ShapeKind target) {
   return ClosestWorkKind(query, target).has_value();
 }

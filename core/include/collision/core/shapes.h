@@ -324,6 +324,16 @@ struct ClosestPointResult {
   // The query centre is in the target: strictly inside, or on its boundary
   // when the boundary rule is inclusive.
   bool inside = false;
+  // A capsule3, box or oriented box query (3D) is measured as a shape, not
+  // by a centre: query_point is its point nearest the target (when they
+  // meet, its point deepest in it), closest_point the target's point
+  // nearest the query (when they meet, query_point), surface_point the
+  // target's surface point paired with query_point, normal the target's
+  // outward normal there; signed_distance and gap are both the shapes'
+  // separation, and inside says whether they meet (by the boundary rule).
+  // Ball queries leave has_query_point false.
+  bool has_query_point = false;
+  Vec3 query_point;
 };
 
 }  // namespace collision
