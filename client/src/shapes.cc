@@ -1,6 +1,5 @@
 #include "collision/client/shapes.h"
 
-
 #include <cmath>
 #include <utility>
 
@@ -149,9 +148,9 @@ v1::Shape OrientedBoxAxisAngle(float center_x, float center_y, float center_z,
                                float axis_x, float axis_y, float axis_z,
                                float angle_radians) {
   // In double, so that the float quaternion is the rounded exact one.
-  const double len = std::sqrt(double{axis_x} * axis_x +
-                               double{axis_y} * axis_y +
-                               double{axis_z} * axis_z);
+  const double len =
+      std::sqrt(double{axis_x} * axis_x + double{axis_y} * axis_y +
+                double{axis_z} * axis_z);
   double w = 1, x = 0, y = 0, z = 0;
   if (len > 0 && std::isfinite(len)) {
     const double half = double{angle_radians} / 2;

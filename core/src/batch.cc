@@ -37,8 +37,9 @@ constexpr int kNumCombos = kNumKinds * kNumKinds;
 constexpr size_t kMaxCols = 12;
 constexpr bool PairsFitMaxCols() {
   for (const WorkKindInfo& info : kWorkKindTable) {
-    if (info.kernel && ComputedColumns(info.first) + ComputedColumns(info.second) >
-        static_cast<int>(kMaxCols)) {
+    if (info.kernel &&
+        ComputedColumns(info.first) + ComputedColumns(info.second) >
+            static_cast<int>(kMaxCols)) {
       return false;
     }
   }

@@ -26,7 +26,7 @@ bool IsZeroLengthCapsule(const Shape& s) {
   return c != nullptr && c->a.x == c->b.x && c->a.y == c->b.y &&
          c->a.z == c->b.z;
 }
-Shape AsSphereIfPoint(const Shape& s) {
+Shape AsSphereIfZeroLength(const Shape& s) {
   if (!IsZeroLengthCapsule(s)) return s;
   const Capsule3& c = std::get<Capsule3>(s);
   return Sphere{c.a, c.radius};
@@ -53,7 +53,7 @@ OrientedBox AsOrientedBox(const Box& box) {
 IntersectResult IntersectHitboxPair(const Shape& a, const Shape& b,
                                     Boundary boundary) {
   if (IsZeroLengthCapsule(a) || IsZeroLengthCapsule(b)) {
-    return Intersect(AsSphereIfPoint(a), AsSphereIfPoint(b), boundary);
+    return Intersect(AsSphereIfZeroLength(a), AsSphereIfZeroLength(b), boundary);
   }
   const std::optional<WorkKind> kind = IntersectWorkKind(KindOf(a), KindOf(b));
   assert(kind && !InfoOf(*kind).kernel);
@@ -117,8 +117,10 @@ Distance3 ClosestPointsOf(const Shape& a, const Shape& b) {
   const Operand oa = OperandOf(a), ob = OperandOf(b);
   if (ob < oa) {
     const Distance3 d = ClosestPointsOf(b, a);
-    return Distance3{d.point_b, d.point_a,
-                     {-d.normal.x, -d.normal.y, -d.normal.z}, d.distance};
+    return Distance3{d.point_b,
+                     d.point_a,
+                     {-d.normal.x, -d.normal.y, -d.normal.z},
+                     d.distance};
   }
   if (oa == Operand::kSphere) {
     if (ob == Operand::kCapsule) {

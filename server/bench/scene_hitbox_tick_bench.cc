@@ -166,8 +166,10 @@ std::vector<std::string> MakeHitboxTicks(int ticks, int queries) {
       sweep->set_max_distance(30);
     }
     for (int k = 0; queries == 3 && k < 50; ++k) {
-      v1::Sphere* s =
-          request.add_queries()->mutable_overlap()->mutable_shape()->mutable_sphere();
+      v1::Sphere* s = request.add_queries()
+                          ->mutable_overlap()
+                          ->mutable_shape()
+                          ->mutable_sphere();
       Set(s->mutable_center(), pos(rng), pos(rng), 5);
       s->set_radius(5);
     }

@@ -536,17 +536,27 @@ TEST(ZeroLengthCapsule, AnswersAsItsSphereThroughTheServiceBitForBit) {
           ClosestPoint(other, capsule, Boundary::kInclusive);
       const ClosestPointResult want =
           ClosestPoint(other, sphere, Boundary::kInclusive);
-      const float g[] = {got.closest_point.x, got.closest_point.y,
-                         got.closest_point.z, got.surface_point.x,
-                         got.surface_point.y, got.surface_point.z,
-                         got.normal.x,        got.normal.y,
-                         got.normal.z,        got.signed_distance,
+      const float g[] = {got.closest_point.x,
+                         got.closest_point.y,
+                         got.closest_point.z,
+                         got.surface_point.x,
+                         got.surface_point.y,
+                         got.surface_point.z,
+                         got.normal.x,
+                         got.normal.y,
+                         got.normal.z,
+                         got.signed_distance,
                          got.gap};
-      const float w[] = {want.closest_point.x, want.closest_point.y,
-                         want.closest_point.z, want.surface_point.x,
-                         want.surface_point.y, want.surface_point.z,
-                         want.normal.x,        want.normal.y,
-                         want.normal.z,        want.signed_distance,
+      const float w[] = {want.closest_point.x,
+                         want.closest_point.y,
+                         want.closest_point.z,
+                         want.surface_point.x,
+                         want.surface_point.y,
+                         want.surface_point.z,
+                         want.normal.x,
+                         want.normal.y,
+                         want.normal.z,
+                         want.signed_distance,
                          want.gap};
       ASSERT_EQ(std::memcmp(g, w, sizeof g), 0) << i;
       ASSERT_EQ(got.inside, want.inside) << i;

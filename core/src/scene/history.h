@@ -57,8 +57,8 @@ struct Track {
 
   // How Push treats a full ring.
   struct Room {
-    size_t window = 0;    // slots to grow to at once for a steady mover
-    uint64_t oldest = 0;  // the oldest tick the history keeps
+    size_t window = 0;          // slots to grow to at once for a steady mover
+    uint64_t oldest = 0;        // the oldest tick the history keeps
     size_t limit = ~size_t{0};  // slots a ring may have (the memory budget)
     uint64_t* floor = nullptr;  // raised to the oldest tick a forced drop
                                 // leaves this track able to answer
@@ -235,15 +235,15 @@ struct SceneHistory::Impl {
   uint64_t first_tick = 0;
   uint64_t latest = 0;
   uint64_t oldest = 0;
-  uint64_t budget_floor = 0;  // oldest tick the memory budget left
-  bool tight = false;         // the memory budget was reached
-  bool limited = false;       // the window does not fit the budget
+  uint64_t budget_floor = 0;       // oldest tick the memory budget left
+  bool tight = false;              // the memory budget was reached
+  bool limited = false;            // the window does not fit the budget
   size_t ring_limit = ~size_t{0};  // slots a ring may have (BudgetRings)
   size_t limited_to = ~size_t{0};  // the ring_limit LimitRings last applied
-  uint64_t drop_floor = 0;  // oldest tick forced drops left every track
-  size_t trim_cursor = 0;     // the next track Forget() trims
-  size_t poses = 0;           // kept poses
-  size_t pose_capacity = 0;   // poses the tracks' vectors hold room for
+  uint64_t drop_floor = 0;         // oldest tick forced drops left every track
+  size_t trim_cursor = 0;          // the next track Forget() trims
+  size_t poses = 0;                // kept poses
+  size_t pose_capacity = 0;        // poses the tracks' vectors hold room for
 };
 
 }  // namespace collision

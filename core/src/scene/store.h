@@ -48,8 +48,8 @@ inline constexpr size_t kColumnPadding = 16;
 
 // The kind each family stores (its kernels' operand).
 inline constexpr ShapeKind kFamilyKind[kNumFamilies] = {
-    ShapeKind::kCircle, ShapeKind::kRect,     ShapeKind::kRotatedRect,
-    ShapeKind::kSphere, ShapeKind::kBox,      ShapeKind::kCapsule3,
+    ShapeKind::kCircle,     ShapeKind::kRect, ShapeKind::kRotatedRect,
+    ShapeKind::kSphere,     ShapeKind::kBox,  ShapeKind::kCapsule3,
     ShapeKind::kOrientedBox};
 
 namespace store_internal {
@@ -198,10 +198,10 @@ inline Aabb BoundsAs(const float* v) {
     float m = v[6];
     for (int i = 0; i < 6; ++i) m = std::max(m, std::fabs(v[i]));
     const float r = v[6];
-    return WidenedBox(
-        std::min(v[0], v[3]) - r, std::min(v[1], v[4]) - r,
-        std::min(v[2], v[5]) - r, std::max(v[0], v[3]) + r,
-        std::max(v[1], v[4]) + r, std::max(v[2], v[5]) + r, m + r);
+    return WidenedBox(std::min(v[0], v[3]) - r, std::min(v[1], v[4]) - r,
+                      std::min(v[2], v[5]) - r, std::max(v[0], v[3]) + r,
+                      std::max(v[1], v[4]) + r, std::max(v[2], v[5]) + r,
+                      m + r);
   } else {
     float m = 0.0f;
     for (int i = 0; i < 6; ++i) m = std::max(m, std::fabs(v[i]));

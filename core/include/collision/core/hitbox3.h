@@ -180,7 +180,8 @@ std::optional<RayHit3> Raycast(const Vec3& origin, const Vec3& dir, float max_t,
                                const OrientedBox& box,
                                Boundary boundary = Boundary::kInclusive);
 
-// ---- As shapes of the service ------------------------------------------------
+// ---- As shapes of the service
+// ------------------------------------------------
 
 // An axis-aligned box as the oriented box it is: centre (min + max) / 2,
 // half-extents (max - min) / 2, computed in float, identity rotation. Exact

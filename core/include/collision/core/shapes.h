@@ -193,8 +193,8 @@ inline constexpr ShapeKindInfo kShapeKindTable[kShapeKinds] = {
     {ShapeKind::kSphere, "sphere", 3, true, ShapeKind::kSphere, 4},
     {ShapeKind::kBox, "box", 3, false, ShapeKind::kBox, 6},
     {ShapeKind::kCapsule3, "capsule3", 3, false, ShapeKind::kCapsule3, 7},
-    {ShapeKind::kOrientedBox, "oriented_box", 3, false,
-     ShapeKind::kOrientedBox, 10},
+    {ShapeKind::kOrientedBox, "oriented_box", 3, false, ShapeKind::kOrientedBox,
+     10},
 };
 
 // The most columns a kind has.
